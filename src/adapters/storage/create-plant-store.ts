@@ -1,0 +1,13 @@
+import type { PlantStore } from '../../ports/plant-store.js';
+import type { StorageConfig } from '../config.js';
+import { MemoryPlantStore } from './memory/memory-plant-store.js';
+
+/** Opens the configured store; adapters of servers are loaded only when chosen. */
+export async function createPlantStore(config: StorageConfig): Promise<PlantStore> {
+  switch (config.kind) {
+    case 'memory':
+      return new MemoryPlantStore();
+    default:
+      throw new Error(`storage ${config.kind} is not available in this build`);
+  }
+}

@@ -1,0 +1,23 @@
+/** Stable codes of everything the core can refuse. Adapters map them; the core knows no transport. */
+export type PlantErrorCode =
+  | 'invalid-plant'
+  | 'invalid-query'
+  | 'insufficient-scope'
+  | 'plant-not-found'
+  | 'duplicate-plant'
+  | 'storage-unavailable';
+
+/** A refusal of the core: a stable code and a message that is safe to show to the caller. */
+export class PlantError extends Error {
+  constructor(
+    readonly code: PlantErrorCode,
+    message: string,
+    /** The scope an operation needed, for `insufficient-scope`. */
+    readonly scope?: string,
+  ) {
+    super(message);
+    this.name = 'PlantError';
+  }
+}
+
+export const isPlantError = (error: unknown): error is PlantError => error instanceof PlantError;

@@ -1,0 +1,52 @@
+import { requireScope, type Caller } from './caller.js';
+import { PlantError } from './errors.js';
+import { isPlantId, type PlantId } from './plant-id.js';
+import { parseNewPlant, toPlant, type Plant } from './plant.js';
+import type { PlantStore } from '../ports/plant-store.js';
+import type { PlantPage, PlantUseCases } from '../ports/plant-use-cases.js';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+/** The plant use cases, over any PlantStore. */
+export class PlantService implements PlantUseCases {
+  constructor(private readonly store: PlantStore) {}
+
+  async createPlant(caller: Caller, input: Readonly<Record<string, unknown>>): Promise<Plant> {
+    requireScope(caller, 'plants:write');
+    const plant = parseNewPlant(input);
+    if (!(await this.store.insert(caller.tenant, plant))) {
+      throw new PlantError('duplicate-plant', `a plant with id ${plant.id} already exists`);
+    }
+    return toPlant(plant);
+  }
+
+  async listPlants(
+    caller: Caller,
+    query: { limit?: number; after?: PlantId } = {},
+  ): Promise<PlantPage> {
+    requireScope(caller, 'plants:read');
+    const { limit = DEFAULT_LIMIT, after } = query;
+    if (!Number.isSafeInteger(limit) || limit < 0) {
+      throw new PlantError('invalid-query', 'limit must be a whole number of at least 0');
+    }
+    if (after !== undefined && !isPlantId(after)) {
+      throw new PlantError('invalid-query', 'after must be an int64 plant id');
+    }
+    const wanted = Math.min(limit, MAX_LIMIT);
+    if (wanted === 0) return { plants: [] };
+    // One extra plant tells whether another page follows, in the same round trip.
+    const found = await this.store.list(caller.tenant, after, wanted + 1);
+    const page = found.length > wanted ? found.slice(0, wanted) : found;
+    const plants = page.map(toPlant);
+    return found.length > wanted ? { plants, next: page[page.length - 1]!.id } : { plants };
+  }
+
+  async deletePlant(caller: Caller, id: PlantId): Promise<void> {
+    requireScope(caller, 'plants:write');
+    if (!isPlantId(id)) throw new PlantError('invalid-plant', 'id must be an int64 plant id');
+    if (!(await this.store.delete(caller.tenant, id))) {
+      throw new PlantError('plant-not-found', `no plant with id ${id}`);
+    }
+  }
+}

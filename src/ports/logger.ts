@@ -1,0 +1,7 @@
+/** Driven port: structured logging, shaped like pino so that its loggers fit as they are. */
+export interface Logger {
+  debug(fields: object, message?: string): void;
+  info(fields: object, message?: string): void;
+  warn(fields: object, message?: string): void;
+  error(fields: object, message?: string): void;
+}
