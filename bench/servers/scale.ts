@@ -1,0 +1,60 @@
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { pathToFileURL } from 'node:url';
+import type * as ConfigModule from '../../src/adapters/config.js';
+import type * as ContainerModule from '../../src/adapters/container.js';
+import { listeningLine, plantName, plantTag } from '../common.js';
+
+// The scaling harness: the real service, built from dist/ exactly as src/main.ts wires it, with a
+// store filled straight through the PlantStore port before the port opens (a million plants over
+// HTTP would take minutes). Reads BENCH_STORAGE (a StorageConfig as JSON), BENCH_PLANTS, and the
+// service's own variables (PLANT_STORE_TOKENS, PORT). Run with --expose-gc so RSS is measured
+// after a full collection. Prints one `bench-scale: {...}` line, then the usual listening line.
+
+const dist = (path: string) =>
+  pathToFileURL(new URL(`../../dist/${path}`, import.meta.url).pathname).href;
+const { loadConfig } = (await import(dist('adapters/config.js'))) as typeof ConfigModule;
+const { buildContainer, TOKENS } = (await import(
+  dist('adapters/container.js')
+)) as typeof ContainerModule;
+
+const storage = JSON.parse(
+  process.env.BENCH_STORAGE ?? '{"kind":"memory"}',
+) as ConfigModule.StorageConfig;
+const count = Number(process.env.BENCH_PLANTS ?? '1000');
+const config = { ...loadConfig(process.env), storage };
+const tenant = config.tokens[0]?.tenant ?? 'bench';
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const settledRss = () => {
+  gc();
+  gc();
+  return process.memoryUsage().rss;
+};
+
+const { container } = await buildContainer(config);
+const store = await container.getAsync(TOKENS.PlantStore);
+const app = await container.getAsync(TOKENS.HttpApp);
+const rssBefore = settledRss();
+
+const started = performance.now();
+const BATCH = storage.kind === 'memory' ? 1 : 200; // in flight at once, for stores behind a socket
+for (let id = 1; id <= count; id += BATCH) {
+  const batch: Promise<boolean>[] = [];
+  for (let i = id; i < id + BATCH && i <= count; i++) {
+    batch.push(store.insert(tenant, { id: BigInt(i), name: plantName(i), tag: plantTag(i) }));
+  }
+  await Promise.all(batch);
+}
+const seedMs = performance.now() - started;
+const rssAfter = settledRss();
+
+console.log(
+  `bench-scale: ${JSON.stringify({ storage: storage.kind, plants: count, rssBefore, rssAfter, seedMs: Math.round(seedMs) })}`,
+);
+
+const server = createServer(app.callback());
+server.listen(config.port, config.host);
+await once(server, 'listening');
+console.log(listeningLine(config.host, (server.address() as { port: number }).port));
+process.on('SIGTERM', () => process.exit(0));
