@@ -8,6 +8,7 @@ import type { LoadJob, LoadResult } from './load.js';
 // each server in its own process and autocannon in another; then list latency and memory as the
 // memory store grows. See bench/README.md for how to read the output.
 
+const T0 = Date.now();
 const ROOT = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -17,14 +18,7 @@ const numberArg = (name: string, fallback: number): number => {
 };
 
 const SETTINGS = quick
-  ? {
-      rounds: 1,
-      seed: 1000,
-      warmup: 0.3,
-      duration: 1,
-      scaleSizes: [1000, 10_000],
-      scaleDuration: 1,
-    }
+  ? { rounds: 1, seed: 200, warmup: 0.2, duration: 0.5, scaleSizes: [1000], scaleDuration: 0.5 }
   : {
       rounds: numberArg('--rounds', 3),
       seed: 10_000,
@@ -261,7 +255,7 @@ async function measureServer(server: ServerSpec, round: number): Promise<void> {
   } finally {
     await stopServer(running);
   }
-  process.stderr.write(`  ${what}: done\n`);
+  process.stderr.write(`  ${what}: done (${((Date.now() - T0) / 1000).toFixed(1)} s)\n`);
 }
 
 // ---- scaling ----
@@ -326,7 +320,7 @@ async function measureScale(target: ScaleTarget, plants: number): Promise<ScaleR
     await load({ ...job, duration: Math.min(SETTINGS.warmup, 1) });
     const what = `scaling ${target.name} ${plants}`;
     const result = check(what, await load({ ...job, duration: SETTINGS.scaleDuration }));
-    process.stderr.write(`  ${what}: done\n`);
+    process.stderr.write(`  ${what}: done (${((Date.now() - T0) / 1000).toFixed(1)} s)\n`);
     return {
       store: target.name,
       plants,
