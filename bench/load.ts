@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import autocannon from 'autocannon';
 import { BENCH_TOKEN, plantBody } from './common.js';
 
@@ -68,15 +69,37 @@ function options(job: LoadJob): autocannon.Options {
   }
 }
 
+/** The value below which `fraction` of the sorted values lie. */
+const percentile = (sorted: Float64Array, fraction: number): number =>
+  sorted.length === 0
+    ? Number.NaN
+    : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
+
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
   // autocannon acts on the end of a run at its next sample tick: short runs need short ticks.
   const sampleInt = job.kind === 'seed' || job.duration < 2 ? 50 : 1000;
-  const result = await autocannon({ ...options(job), sampleInt });
+  // Without a callback autocannon answers its tracker, an EventEmitter that is also a promise.
+  const instance = autocannon({ ...options(job), sampleInt }) as unknown as EventEmitter &
+    PromiseLike<autocannon.Result>;
+  // autocannon's own histogram has whole milliseconds; keep every 2xx latency to report finer.
+  let latencies = new Float64Array(1 << 16);
+  let count = 0;
+  instance.on('response', (_client: unknown, status: number, _bytes: number, time: number) => {
+    if (status < 200 || status > 299) return;
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2);
+      grown.set(latencies);
+      latencies = grown;
+    }
+    latencies[count++] = time;
+  });
+  const result = await instance;
+  const sorted = latencies.subarray(0, count).sort();
   return {
     requests: result.requests.total,
     rps: result.requests.total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
+    p50: percentile(sorted, 0.5),
+    p99: percentile(sorted, 0.99),
     ok: result['2xx'],
     non2xx: result.non2xx,
     errors: result.errors,

@@ -1,0 +1,113 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { BENCH_TOKEN, benchTokens, LISTENING } from './common.js';
+import { runLoad } from './load.js';
+
+// `npm run bench:profile -- GET|POST [seconds]`: runs the built service under `node --cpu-prof`,
+// seeds 10,000 plants, puts one workload on it, and prints where the time went: self time by
+// package or source file, and the functions with the most self and inclusive time. The profile
+// itself is left in bench/results/profiles/ for Chrome DevTools or speedscope.
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const workload = (process.argv[2] ?? 'GET').toUpperCase();
+const seconds = Number(process.argv[3] ?? 10);
+const DIR = `${ROOT}bench/results/profiles`;
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+}
+
+function where(url: string): string {
+  if (url === '') return '(native/V8)';
+  if (url.startsWith('node:')) return 'node core';
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1];
+  if (pkg !== undefined) return pkg;
+  const own = /\/dist\/(.*)$/.exec(url)?.[1];
+  return own === undefined ? url : `src/${own.replace(/\.js$/, '.ts')}`;
+}
+
+function report(profile: Profile): void {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes)
+    for (const child of node.children ?? []) parent.set(child, node.id);
+  const label = (node: ProfileNode) =>
+    `${node.callFrame.functionName || '(anonymous)'} ${where(node.callFrame.url)}:${node.callFrame.lineNumber + 1}`;
+
+  const self = new Map<string, number>();
+  const inclusive = new Map<string, number>();
+  const byPlace = new Map<string, number>();
+  let total = 0;
+  for (const sample of profile.samples) {
+    const leaf = byId.get(sample)!;
+    const name = leaf.callFrame.functionName;
+    if (name === '(idle)' || name === '(program)') continue;
+    total++;
+    self.set(label(leaf), (self.get(label(leaf)) ?? 0) + 1);
+    const place =
+      name === '(garbage collector)' ? '(garbage collector)' : where(leaf.callFrame.url);
+    byPlace.set(place, (byPlace.get(place) ?? 0) + 1);
+    const seen = new Set<string>();
+    for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
+      const key = label(byId.get(id)!);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + 1);
+    }
+  }
+  const top = (map: Map<string, number>, count: number, title: string) => {
+    console.log(`\n${title}`);
+    for (const [key, hits] of [...map].sort((a, b) => b[1] - a[1]).slice(0, count)) {
+      console.log(`  ${((hits / total) * 100).toFixed(1).padStart(5)}%  ${key}`);
+    }
+  };
+  console.log(`${total} busy samples`);
+  top(byPlace, 25, 'self time by place');
+  top(self, 30, 'self time by function');
+  top(inclusive, 45, 'inclusive time by function');
+}
+
+async function main(): Promise<void> {
+  rmSync(DIR, { recursive: true, force: true });
+  mkdirSync(DIR, { recursive: true });
+  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${DIR}`, 'dist/main.js'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, PORT: '0', PLANT_STORE_TOKENS: benchTokens() },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let text = '';
+  child.stdout.on('data', (chunk: Buffer) => (text += chunk));
+  while (!LISTENING.test(text)) await new Promise((resolve) => setTimeout(resolve, 50));
+  const [, host, port] = LISTENING.exec(text)!;
+  const url = `http://${host}:${port}`;
+  await runLoad({ kind: 'seed', url, connections: 32, from: 1, count: 10_000 });
+  const job =
+    workload === 'POST'
+      ? ({ kind: 'post', url, connections: 50, duration: seconds } as const)
+      : ({
+          kind: 'get',
+          url,
+          paths: ['/plants?limit=20'],
+          connections: 50,
+          duration: seconds,
+        } as const);
+  const result = await runLoad(job);
+  console.log(
+    `${workload}: ${result.rps.toFixed(0)} req/s (under the profiler), ${result.non2xx} non-2xx; token ${BENCH_TOKEN.slice(0, 5)}...`,
+  );
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+  const file = readdirSync(DIR).find((name) => name.endsWith('.cpuprofile'));
+  if (file === undefined) throw new Error('no profile written');
+  report(JSON.parse(readFileSync(`${DIR}/${file}`, 'utf8')) as Profile);
+  console.log(`\nprofile: bench/results/profiles/${file}`);
+}
+
+await main();
