@@ -5,13 +5,22 @@ import { BENCH_TOKEN, plantBody } from './common.js';
 // The load generator, in its own process (pinned to its own core by bench/run.ts): it takes jobs
 // over IPC and answers each with the figures autocannon measured.
 
-export type LoadJob =
+export type LoadJob = (
   | { kind: 'get'; url: string; paths: readonly string[]; connections: number; duration: number }
   | { kind: 'post'; url: string; connections: number; duration: number }
-  | { kind: 'seed'; url: string; connections: number; from: number; count: number };
+  | { kind: 'seed'; url: string; connections: number; from: number; count: number }
+) & {
+  /** Runs with the same tag add up: their latencies are kept together until a `collect`. */
+  tag?: string;
+};
+
+/** Percentiles over every run with the tag since the last collect; forgets them. */
+export type CollectJob = { kind: 'collect'; tag: string };
 
 export interface LoadResult {
+  /** 2xx responses that arrived within the nominal duration, and that duration in seconds. */
   requests: number;
+  seconds: number;
   rps: number;
   p50: number;
   p99: number;
@@ -75,31 +84,51 @@ const percentile = (sorted: Float64Array, fraction: number): number =>
     ? Number.NaN
     : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))]!;
 
+class Latencies {
+  values = new Float64Array(1 << 16);
+  count = 0;
+  add(value: number): void {
+    if (this.count === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.count++] = value;
+  }
+  percentiles(): { p50: number; p99: number } {
+    const sorted = this.values.subarray(0, this.count).sort();
+    return { p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) };
+  }
+}
+const tagged = new Map<string, Latencies>();
+
 export async function runLoad(job: LoadJob): Promise<LoadResult> {
-  // autocannon acts on the end of a run at its next sample tick: short runs need short ticks.
-  const sampleInt = job.kind === 'seed' || job.duration < 2 ? 50 : 1000;
+  // autocannon notices the end of a run at its next sample tick; short ticks keep runs exact.
+  const started = performance.now();
+  const windowMs = job.kind === 'seed' ? Infinity : job.duration * 1000;
   // Without a callback autocannon answers its tracker, an EventEmitter that is also a promise.
-  const instance = autocannon({ ...options(job), sampleInt }) as unknown as EventEmitter &
+  const instance = autocannon({ ...options(job), sampleInt: 50 }) as unknown as EventEmitter &
     PromiseLike<autocannon.Result>;
   // autocannon's own histogram has whole milliseconds; keep every 2xx latency to report finer.
-  let latencies = new Float64Array(1 << 16);
-  let count = 0;
+  const latencies = new Latencies();
+  let inWindow = 0;
   instance.on('response', (_client: unknown, status: number, _bytes: number, time: number) => {
     if (status < 200 || status > 299) return;
-    if (count === latencies.length) {
-      const grown = new Float64Array(latencies.length * 2);
-      grown.set(latencies);
-      latencies = grown;
-    }
-    latencies[count++] = time;
+    if (performance.now() - started <= windowMs) inWindow++;
+    latencies.add(time);
   });
   const result = await instance;
-  const sorted = latencies.subarray(0, count).sort();
+  const seconds = job.kind === 'seed' ? result.duration : job.duration;
+  if (job.tag !== undefined) {
+    const kept = tagged.get(job.tag) ?? new Latencies();
+    for (let i = 0; i < latencies.count; i++) kept.add(latencies.values[i]!);
+    tagged.set(job.tag, kept);
+  }
   return {
-    requests: result.requests.total,
-    rps: result.requests.total / result.duration,
-    p50: percentile(sorted, 0.5),
-    p99: percentile(sorted, 0.99),
+    requests: inWindow,
+    seconds,
+    rps: inWindow / seconds,
+    ...latencies.percentiles(),
     ok: result['2xx'],
     non2xx: result.non2xx,
     errors: result.errors,
@@ -107,9 +136,15 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   };
 }
 
+export function collect(job: CollectJob): { p50: number; p99: number } {
+  const kept = tagged.get(job.tag) ?? new Latencies();
+  tagged.delete(job.tag);
+  return kept.percentiles();
+}
+
 if (process.send !== undefined) {
-  process.on('message', (job: LoadJob) => {
-    runLoad(job).then(
+  process.on('message', (job: LoadJob | CollectJob) => {
+    (job.kind === 'collect' ? Promise.resolve(collect(job)) : runLoad(job)).then(
       (result) => process.send!({ result }),
       (error: unknown) => process.send!({ error: String(error) }),
     );

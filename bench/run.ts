@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { BENCH_TOKEN, benchTokens, LISTENING } from './common.js';
-import type { LoadJob, LoadResult } from './load.js';
+import type { CollectJob, LoadJob, LoadResult } from './load.js';
 
 // `npm run bench`: the service against bare Koa, bare node:http and Fastify, interleaved in rounds,
 // each server in its own process and autocannon in another; then list latency and memory as the
@@ -28,6 +28,7 @@ const SETTINGS = quick
       scaleDuration: numberArg('--scale-duration', 5),
     };
 const CONNECTIONS = 50;
+const SLICE_SECONDS = 1;
 const SCALE_CONNECTIONS = 10;
 const LIST_PATH = '/plants?limit=20';
 const skipScaling = args.includes('--no-scaling');
@@ -84,7 +85,27 @@ const OTHER_STORES: ServerSpec[] = [
         },
       ],
 );
-const SERVERS = [SERVICE, ...REFERENCES, ...OTHER_STORES];
+// `--baseline path/to/main.js`: another build of the service (e.g. `git stash && npm run build &&
+// cp -r dist /tmp/base`) joins the rounds, to measure a change against what it replaces.
+const baselineAt = args.indexOf('--baseline');
+const BASELINE: ServerSpec[] =
+  baselineAt === -1
+    ? []
+    : [
+        {
+          key: 'baseline',
+          label: 'baseline',
+          nodeArgs: [args[baselineAt + 1]!],
+          env: { PLANT_STORE_STORAGE: 'memory' },
+        },
+      ];
+// `--servers service,koa`: a subset, for quicker comparisons (the service is always included).
+const serversAt = args.indexOf('--servers');
+const chosen = serversAt === -1 ? undefined : new Set(args[serversAt + 1]!.split(','));
+const SERVERS = [SERVICE, ...REFERENCES, ...OTHER_STORES, ...BASELINE].filter(
+  (server) =>
+    chosen === undefined || server === SERVICE || server === BASELINE[0] || chosen.has(server.key),
+);
 
 interface Running {
   child: ChildProcess;
@@ -159,14 +180,16 @@ const loaderReady = new Promise<void>((resolve, reject) => {
   loader.once('exit', (code) => reject(new Error(`load generator exited (${code})`)));
 });
 
-function load(job: LoadJob): Promise<LoadResult> {
+function ask<T>(job: LoadJob | CollectJob): Promise<T> {
   return new Promise((resolve, reject) => {
-    loader.once('message', (message: { result?: LoadResult; error?: string }) =>
+    loader.once('message', (message: { result?: T; error?: string }) =>
       message.result ? resolve(message.result) : reject(new Error(message.error)),
     );
     loader.send(job);
   });
 }
+const load = (job: LoadJob) => ask<LoadResult>(job);
+const collect = (tag: string) => ask<{ p50: number; p99: number }>({ kind: 'collect', tag });
 
 const problems: string[] = [];
 
@@ -244,22 +267,37 @@ async function measureRound(round: number): Promise<void> {
       }
     }
     for (const workload of ['GET', 'POST'] as const) {
-      for (const [server, { url, child }] of running) {
-        const job: LoadJob =
+      const jobs = new Map<ServerSpec, Extract<LoadJob, { duration: number }>>();
+      for (const [server, { url }] of running) {
+        const job: Extract<LoadJob, { duration: number }> =
           workload === 'GET'
             ? { kind: 'get', url, paths: [LIST_PATH], connections: CONNECTIONS, duration: 0 }
             : { kind: 'post', url, connections: CONNECTIONS, duration: 0 };
+        jobs.set(server, job);
         await load({ ...job, duration: SETTINGS.warmup });
-        const what = `round ${round} ${server.label} ${workload}`;
-        const result = check(what, await load({ ...job, duration: SETTINGS.duration }));
-        record(server, workload, {
-          rps: result.rps,
-          p50: result.p50,
-          p99: result.p99,
-          rss: rssMb(child.pid),
-        });
+      }
+      // The measured seconds alternate between the servers in slices, so a burst of load from
+      // elsewhere on the machine falls on all of them alike.
+      const slices = Math.max(1, Math.round(SETTINGS.duration / SLICE_SECONDS));
+      const totals = new Map<ServerSpec, { requests: number; seconds: number }>();
+      for (let slice = 0; slice < slices; slice++) {
+        for (const [server, job] of jobs) {
+          const what = `round ${round} ${server.label} ${workload}`;
+          const duration = SETTINGS.duration / slices;
+          const result = check(what, await load({ ...job, duration, tag: server.key }));
+          const total = totals.get(server) ?? { requests: 0, seconds: 0 };
+          totals.set(server, {
+            requests: total.requests + result.requests,
+            seconds: total.seconds + result.seconds,
+          });
+        }
+      }
+      for (const [server, { child }] of running) {
+        const { requests, seconds } = totals.get(server)!;
+        const { p50, p99 } = await collect(server.key);
+        record(server, workload, { rps: requests / seconds, p50, p99, rss: rssMb(child.pid) });
         process.stderr.write(
-          `  ${what}: ${result.rps.toFixed(0)} req/s (${((Date.now() - T0) / 1000).toFixed(0)} s)\n`,
+          `  round ${round} ${server.label} ${workload}: ${(requests / seconds).toFixed(0)} req/s (${((Date.now() - T0) / 1000).toFixed(0)} s)\n`,
         );
       }
     }
@@ -371,7 +409,7 @@ async function main(): Promise<void> {
       : 'pinned: no (taskset unavailable or fewer than 2 cores)',
   );
   print(
-    `workloads: GET ${LIST_PATH} on ${SETTINGS.seed} seeded plants, POST /plants with unique ids; ${CONNECTIONS} connections, ${SETTINGS.warmup} s warm-up then ${SETTINGS.duration} s each; ${SETTINGS.rounds} round(s), servers interleaved`,
+    `workloads: GET ${LIST_PATH} on ${SETTINGS.seed} seeded plants, POST /plants with unique ids; ${CONNECTIONS} connections, ${SETTINGS.warmup} s warm-up then ${SETTINGS.duration} s each (in ${SLICE_SECONDS} s slices, servers alternating); ${SETTINGS.rounds} round(s)`,
   );
   print();
   if (pinning) spawnSync('taskset', ['-a', '-pc', pinning.load, String(process.pid)]);
@@ -405,7 +443,7 @@ async function main(): Promise<void> {
   };
   print(`ratios of req/s, per round (min / median / max of ${SETTINGS.rounds}):`);
   for (const workload of ['GET', 'POST'] as const) {
-    for (const reference of REFERENCES) {
+    for (const reference of [...REFERENCES, ...BASELINE].filter((r) => SERVERS.includes(r))) {
       print(
         `  ${pad(workload, 5)}${pad(`service/${reference.label}`, 26)}${summary(ratios('service', reference.key, workload))}`,
       );
