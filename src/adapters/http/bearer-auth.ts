@@ -21,7 +21,11 @@ const rejected = () =>
 
 function countAuthorizationHeaders(raw: readonly string[]): number {
   let count = 0;
-  for (let i = 0; i < raw.length; i += 2) if (raw[i]!.toLowerCase() === 'authorization') count++;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    // Only a 13-character name can be Authorization: lower-case no other.
+    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
+  }
   return count;
 }
 

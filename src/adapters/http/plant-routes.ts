@@ -10,10 +10,24 @@ import { HttpProblem } from './http-problem.js';
 import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.js';
 import { nextLink, parseCursor, parseLimit } from './pagination.js';
 
+// Text with no quote, backslash, C0 control or surrogate is its own JSON string body.
+// eslint-disable-next-line no-control-regex -- C0 controls are exactly what JSON must escape
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+const jsonString = (text: string): string =>
+  PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
+
 /** A Plant as JSON, whitelisting name and tag (never the id). */
 export function plantJson(plant: Plant): string {
-  const name = `{"name":${JSON.stringify(plant.name)}`;
-  return plant.tag === undefined ? `${name}}` : `${name},"tag":${JSON.stringify(plant.tag)}}`;
+  const name = `{"name":${jsonString(plant.name)}`;
+  return plant.tag === undefined ? `${name}}` : `${name},"tag":${jsonString(plant.tag)}}`;
+}
+
+/** A JSON array of Plants, built in one pass. */
+export function plantsJson(plants: readonly Plant[]): string {
+  let json = '[';
+  for (let i = 0; i < plants.length; i++)
+    json += i === 0 ? plantJson(plants[i]!) : `,${plantJson(plants[i]!)}`;
+  return `${json}]`;
 }
 
 export interface PlantRouteOptions {
@@ -50,7 +64,7 @@ export function plantRoutes({ plants, tokens, admit }: PlantRouteOptions): Route
         ),
       );
     }
-    sendJson(ctx, 200, `[${page.plants.map(plantJson).join(',')}]`);
+    sendJson(ctx, 200, plantsJson(page.plants));
   });
 
   router.delete('/plants/:id', writer, async function deletePlant(ctx) {

@@ -31,8 +31,10 @@ export class MemoryPlantStore implements PlantStore {
     const tree = this.tenants.get(tenant);
     const page: StoredPlant[] = [];
     if (tree === undefined || limit <= 0) return page;
-    for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n)) {
-      page.push(plant);
+    // One reused pair for the whole walk instead of a fresh [id, plant] array per plant.
+    const entries = tree.entries(after === undefined ? undefined : after + 1n, []);
+    for (let entry = entries.next(); !entry.done; entry = entries.next()) {
+      page.push(entry.value[1]);
       if (page.length === limit) break;
     }
     return page;
