@@ -87,24 +87,24 @@ const OTHER_STORES: ServerSpec[] = [
 );
 // `--baseline path/to/main.js`: another build of the service (e.g. `git stash && npm run build &&
 // cp -r dist /tmp/base`) joins the rounds, to measure a change against what it replaces.
-const baselineAt = args.indexOf('--baseline');
-const BASELINE: ServerSpec[] =
-  baselineAt === -1
-    ? []
-    : [
-        {
-          key: 'baseline',
-          label: 'baseline',
-          nodeArgs: [args[baselineAt + 1]!],
-          env: { PLANT_STORE_STORAGE: 'memory' },
-        },
-      ];
+// Repeatable; `--baseline name=path/to/main.js` names it.
+const BASELINE: ServerSpec[] = args.flatMap((arg, i) => {
+  if (arg !== '--baseline') return [];
+  const value = args[i + 1]!;
+  const [label, path] = value.includes('=') ? value.split('=', 2) : ['baseline', value];
+  return [
+    { key: label!, label: label!, nodeArgs: [path!], env: { PLANT_STORE_STORAGE: 'memory' } },
+  ];
+});
 // `--servers service,koa`: a subset, for quicker comparisons (the service is always included).
 const serversAt = args.indexOf('--servers');
 const chosen = serversAt === -1 ? undefined : new Set(args[serversAt + 1]!.split(','));
 const SERVERS = [SERVICE, ...REFERENCES, ...OTHER_STORES, ...BASELINE].filter(
   (server) =>
-    chosen === undefined || server === SERVICE || server === BASELINE[0] || chosen.has(server.key),
+    chosen === undefined ||
+    server === SERVICE ||
+    BASELINE.includes(server) ||
+    chosen.has(server.key),
 );
 
 interface Running {
@@ -154,6 +154,19 @@ async function stopServer({ child }: Running): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/** CPU seconds a process has used, all threads, user and system (Linux), or NaN. */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
 
 /** Resident set size of a process in MB (Linux), or NaN where /proc is not there. */
 function rssMb(pid: number | undefined): number {
@@ -226,6 +239,8 @@ const lpad = (text: string, width: number) => text.padStart(width);
 type Workload = 'GET' | 'POST';
 interface Sample {
   rps: number;
+  /** CPU time the server spent per request served, in microseconds. */
+  cpuUs: number;
   p50: number;
   p99: number;
   rss: number;
@@ -279,23 +294,38 @@ async function measureRound(round: number): Promise<void> {
       // The measured seconds alternate between the servers in slices, so a burst of load from
       // elsewhere on the machine falls on all of them alike.
       const slices = Math.max(1, Math.round(SETTINGS.duration / SLICE_SECONDS));
-      const totals = new Map<ServerSpec, { requests: number; seconds: number }>();
+      const totals = new Map<
+        ServerSpec,
+        { requests: number; seconds: number; cpu: number; served: number }
+      >();
       for (let slice = 0; slice < slices; slice++) {
         for (const [server, job] of jobs) {
           const what = `round ${round} ${server.label} ${workload}`;
           const duration = SETTINGS.duration / slices;
+          const pid = running.get(server)!.child.pid;
+          const cpuBefore = cpuSeconds(pid);
           const result = check(what, await load({ ...job, duration, tag: server.key }));
-          const total = totals.get(server) ?? { requests: 0, seconds: 0 };
+          const cpu = cpuSeconds(pid) - cpuBefore;
+          const total = totals.get(server) ?? { requests: 0, seconds: 0, cpu: 0, served: 0 };
           totals.set(server, {
             requests: total.requests + result.requests,
             seconds: total.seconds + result.seconds,
+            cpu: total.cpu + cpu,
+            served: total.served + result.ok,
           });
         }
       }
       for (const [server, { child }] of running) {
-        const { requests, seconds } = totals.get(server)!;
+        const { requests, seconds, cpu, served } = totals.get(server)!;
         const { p50, p99 } = await collect(server.key);
-        record(server, workload, { rps: requests / seconds, p50, p99, rss: rssMb(child.pid) });
+        const cpuUs = (cpu / served) * 1e6;
+        record(server, workload, {
+          rps: requests / seconds,
+          p50,
+          p99,
+          rss: rssMb(child.pid),
+          cpuUs,
+        });
         process.stderr.write(
           `  round ${round} ${server.label} ${workload}: ${(requests / seconds).toFixed(0)} req/s (${((Date.now() - T0) / 1000).toFixed(0)} s)\n`,
         );
@@ -419,38 +449,48 @@ async function main(): Promise<void> {
   }
 
   print(
-    `${pad('server', 20)}${pad('workload', 10)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('RSS MB', 9)}   req/s per round`,
+    `${pad('server', 20)}${pad('workload', 10)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('RSS MB', 9)}${lpad('CPU µs/req', 12)}   req/s per round`,
   );
   for (const workload of ['GET', 'POST'] as const) {
     for (const server of SERVERS) {
       const rows = samples.get(`${server.key} ${workload}`) ?? [];
       print(
-        `${pad(server.label, 20)}${pad(workload, 10)}${lpad(fixed(median(rows.map((r) => r.rps)), 0), 9)}${lpad(fixed(median(rows.map((r) => r.p50)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.p99)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.rss)), 0), 9)}   ${rows.map((r) => r.rps.toFixed(0)).join(' ')}`,
+        `${pad(server.label, 20)}${pad(workload, 10)}${lpad(fixed(median(rows.map((r) => r.rps)), 0), 9)}${lpad(fixed(median(rows.map((r) => r.p50)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.p99)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.rss)), 0), 9)}${lpad(fixed(median(rows.map((r) => r.cpuUs)), 1), 12)}   ${rows.map((r) => r.rps.toFixed(0)).join(' ')}`,
       );
     }
   }
   print();
 
   // Ratios are taken within a round (same minute, same machine load), then summarised.
-  const ratios = (numerator: string, denominator: string, workload: Workload): number[] => {
+  const ratios = (
+    numerator: string,
+    denominator: string,
+    workload: Workload,
+    of: (sample: Sample) => number = (sample) => sample.rps,
+  ): number[] => {
     const a = samples.get(`${numerator} ${workload}`) ?? [];
     const b = samples.get(`${denominator} ${workload}`) ?? [];
-    return a.map((sample, i) => sample.rps / (b[i]?.rps ?? Number.NaN));
+    return a.map((sample, i) => of(sample) / (b[i] === undefined ? Number.NaN : of(b[i])));
   };
+  // CPU efficiency: requests per CPU-second, which other processes on the machine disturb far
+  // less than requests per wall-clock second.
+  const efficiency = (sample: Sample) => 1 / sample.cpuUs;
   const summary = (values: number[]) => {
     const sorted = values.filter((v) => !Number.isNaN(v)).sort((x, y) => x - y);
     return `${fixed(sorted[0] ?? Number.NaN, 2)} / ${fixed(median(sorted), 2)} / ${fixed(sorted.at(-1) ?? Number.NaN, 2)}`;
   };
-  print(`ratios of req/s, per round (min / median / max of ${SETTINGS.rounds}):`);
+  print(
+    `ratios per round, min / median / max of ${SETTINGS.rounds}: of req/s, and of requests per CPU-second of the server`,
+  );
   for (const workload of ['GET', 'POST'] as const) {
     for (const reference of [...REFERENCES, ...BASELINE].filter((r) => SERVERS.includes(r))) {
       print(
-        `  ${pad(workload, 5)}${pad(`service/${reference.label}`, 26)}${summary(ratios('service', reference.key, workload))}`,
+        `  ${pad(workload, 5)}${pad(`service/${reference.label}`, 26)}${summary(ratios('service', reference.key, workload))}    per CPU-s ${summary(ratios('service', reference.key, workload, efficiency))}`,
       );
     }
     for (const other of OTHER_STORES) {
       print(
-        `  ${pad(workload, 5)}${pad(`${other.label}/service (memory)`, 26)}${summary(ratios(other.key, 'service', workload))}`,
+        `  ${pad(workload, 5)}${pad(`${other.label}/service (memory)`, 26)}${summary(ratios(other.key, 'service', workload))}    per CPU-s ${summary(ratios(other.key, 'service', workload, efficiency))}`,
       );
     }
   }

@@ -52,7 +52,10 @@ describe('bench --quick', function () {
     for (const workload of ['GET', 'POST']) {
       for (const reference of ['bare Koa', 'node:http', 'Fastify']) {
         expect(stdout).to.match(
-          new RegExp(`^  ${workload} +service/${reference} +[\\d.]+ / [\\d.]+ / [\\d.]+$`, 'm'),
+          new RegExp(
+            `^  ${workload} +service/${reference} +[\\d.]+ / [\\d.]+ / [\\d.]+ +per CPU-s [\\d.-]+ / [\\d.-]+ / [\\d.-]+$`,
+            'm',
+          ),
         );
       }
     }
