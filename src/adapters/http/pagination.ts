@@ -11,6 +11,29 @@ function single(name: string, value: string | string[] | undefined): string | un
   return value;
 }
 
+// A name or value with `%` or `+` is decoded exactly as URLSearchParams (and so Koa's ctx.query) would.
+const decoded = (text: string): string =>
+  text.includes('%') || text.includes('+') ? new URLSearchParams(`v=${text}`).get('v')! : text;
+
+/**
+ * One query parameter as Koa's `ctx.query` has it (URLSearchParams rules: absent, one string, or
+ * every value when given more than once), without building an object of every parameter.
+ */
+export function queryParam(querystring: string, name: string): string | string[] | undefined {
+  let found: string | string[] | undefined;
+  if (querystring === '') return found;
+  for (const pair of querystring.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    const key = equals === -1 ? pair : pair.slice(0, equals);
+    if (decoded(key) !== name) continue;
+    const value = equals === -1 ? '' : decoded(pair.slice(equals + 1));
+    found =
+      found === undefined ? value : typeof found === 'string' ? [found, value] : [...found, value];
+  }
+  return found;
+}
+
 /** `limit`: canonical decimal digits from 0 to 2147483647; clamping to 1000 is the core's rule. */
 export function parseLimit(value: string | string[] | undefined): number | undefined {
   const text = single('limit', value);

@@ -1,5 +1,5 @@
 import { Router } from '@koa/router';
-import { parsePlantId } from '../../domain/plant-id.js';
+import { parsePlantId, type PlantId } from '../../domain/plant-id.js';
 import type { Plant } from '../../domain/plant.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
@@ -8,7 +8,7 @@ import { authorize, type CallerState } from './bearer-auth.js';
 import { sendJson } from './error-handler.js';
 import { HttpProblem } from './http-problem.js';
 import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.js';
-import { nextLink, parseCursor, parseLimit } from './pagination.js';
+import { nextLink, parseCursor, parseLimit, queryParam } from './pagination.js';
 
 // Text with no quote, backslash, C0 control or surrogate is its own JSON string body.
 // eslint-disable-next-line no-control-regex -- C0 controls are exactly what JSON must escape
@@ -48,20 +48,18 @@ export function plantRoutes({ plants, tokens, admit }: PlantRouteOptions): Route
   });
 
   router.get('/plants', reader, async function listPlants(ctx) {
-    const limit = parseLimit(ctx.query.limit);
-    const after = parseCursor(ctx.query.cursor);
-    const page = await plants.listPlants(ctx.state.caller, {
-      ...(limit !== undefined && { limit }),
-      ...(after !== undefined && { after }),
-    });
+    const querystring = ctx.querystring;
+    const limitText = queryParam(querystring, 'limit');
+    const limit = parseLimit(limitText);
+    const after = parseCursor(queryParam(querystring, 'cursor'));
+    const query: { limit?: number; after?: PlantId } = {};
+    if (limit !== undefined) query.limit = limit;
+    if (after !== undefined) query.after = after;
+    const page = await plants.listPlants(ctx.state.caller, query);
     if (page.next !== undefined) {
       ctx.set(
         'Link',
-        nextLink(
-          ctx.originalUrl.split('?', 1)[0]!,
-          ctx.query.limit as string | undefined,
-          page.next,
-        ),
+        nextLink(ctx.originalUrl.split('?', 1)[0]!, limitText as string | undefined, page.next),
       );
     }
     sendJson(ctx, 200, plantsJson(page.plants));
