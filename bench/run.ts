@@ -378,41 +378,72 @@ interface ScaleRow {
   seedMs: number;
 }
 
-async function measureScale(target: ScaleTarget, plants: number): Promise<ScaleRow> {
-  const running = await startServer(['--expose-gc', ...TSX, 'bench/servers/scale.ts'], {
-    BENCH_STORAGE: JSON.stringify(target.storage),
-    BENCH_PLANTS: String(plants),
-    LOG_LEVEL: 'warn',
-  });
+/**
+ * Every size of one store side by side, each in its own harness process (the real service, filled
+ * in-process), with the measured seconds alternating between them in slices as in the rounds.
+ */
+async function measureScale(target: ScaleTarget): Promise<ScaleRow[]> {
+  const running: {
+    plants: number;
+    server: Running;
+    seeded: { rssBefore: number; rssAfter: number; seedMs: number };
+  }[] = [];
   try {
-    const line = /bench-scale: (\{.*\})/.exec(running.output())?.[1];
-    const seeded = JSON.parse(line ?? '{}') as {
-      rssBefore: number;
-      rssAfter: number;
-      seedMs: number;
-    };
-    // The first page, and one from the middle of the store (the cursor encodes the id before it).
-    const middle = Buffer.from(`1:${Math.floor(plants / 2)}`).toString('base64url');
-    const paths = [LIST_PATH, `${LIST_PATH}&cursor=${middle}`];
-    const job = { kind: 'get', url: running.url, paths, connections: SCALE_CONNECTIONS } as const;
-    await load({ ...job, duration: Math.min(SETTINGS.warmup, 1) });
-    const what = `scaling ${target.name} ${plants}`;
-    const result = check(what, await load({ ...job, duration: SETTINGS.scaleDuration }));
-    process.stderr.write(
-      `  ${what}: ${result.rps.toFixed(0)} req/s (${((Date.now() - T0) / 1000).toFixed(0)} s)\n`,
-    );
-    return {
-      store: target.name,
-      plants,
-      rps: result.rps,
-      p50: result.p50,
-      p99: result.p99,
-      rss: rssMb(running.child.pid),
-      mbPerMillion: ((seeded.rssAfter - seeded.rssBefore) / 2 ** 20 / plants) * 1e6,
-      seedMs: seeded.seedMs,
-    };
+    for (const plants of target.sizes) {
+      const server = await startServer(['--expose-gc', ...TSX, 'bench/servers/scale.ts'], {
+        BENCH_STORAGE: JSON.stringify(target.storage),
+        BENCH_PLANTS: String(plants),
+        LOG_LEVEL: 'warn',
+      });
+      const line = /bench-scale: (\{.*\})/.exec(server.output())?.[1];
+      running.push({ plants, server, seeded: JSON.parse(line ?? '{}') });
+    }
+    const jobs = running.map(({ plants, server }) => {
+      // The first page, and one from the middle of the store (the cursor holds the id before it).
+      const middle = Buffer.from(`1:${Math.floor(plants / 2)}`).toString('base64url');
+      const paths = [LIST_PATH, `${LIST_PATH}&cursor=${middle}`];
+      return {
+        kind: 'get',
+        url: server.url,
+        paths,
+        connections: SCALE_CONNECTIONS,
+        duration: 0,
+      } as const;
+    });
+    for (const job of jobs) await load({ ...job, duration: Math.min(SETTINGS.warmup, 1) });
+    const slices = Math.max(1, Math.round(SETTINGS.scaleDuration / SLICE_SECONDS));
+    const totals = jobs.map(() => ({ requests: 0, seconds: 0 }));
+    for (let slice = 0; slice < slices; slice++) {
+      for (const [i, job] of jobs.entries()) {
+        const what = `scaling ${target.name} ${running[i]!.plants}`;
+        const duration = SETTINGS.scaleDuration / slices;
+        const result = check(what, await load({ ...job, duration, tag: what }));
+        totals[i]!.requests += result.requests;
+        totals[i]!.seconds += result.seconds;
+      }
+    }
+    const rows: ScaleRow[] = [];
+    for (const [i, { plants, server, seeded }] of running.entries()) {
+      const what = `scaling ${target.name} ${plants}`;
+      const { p50, p99 } = await collect(what);
+      const rps = totals[i]!.requests / totals[i]!.seconds;
+      process.stderr.write(
+        `  ${what}: ${rps.toFixed(0)} req/s (${((Date.now() - T0) / 1000).toFixed(0)} s)\n`,
+      );
+      rows.push({
+        store: target.name,
+        plants,
+        rps,
+        p50,
+        p99,
+        rss: rssMb(server.child.pid),
+        mbPerMillion: ((seeded.rssAfter - seeded.rssBefore) / 2 ** 20 / plants) * 1e6,
+        seedMs: seeded.seedMs,
+      });
+    }
+    return rows;
   } finally {
-    await stopServer(running);
+    await Promise.all(running.map(({ server }) => stopServer(server)));
   }
 }
 
@@ -499,10 +530,10 @@ async function main(): Promise<void> {
   let scaleRows: ScaleRow[] = [];
   if (!skipScaling) {
     for (const target of SCALE_TARGETS) {
-      for (const plants of target.sizes) scaleRows.push(await measureScale(target, plants));
+      scaleRows.push(...(await measureScale(target)));
     }
     print(
-      `scaling: GET ${LIST_PATH}, first page and a page from the middle alternately, ${SCALE_CONNECTIONS} connections, ${SETTINGS.scaleDuration} s; store filled in-process (bench/servers/scale.ts)`,
+      `scaling: GET ${LIST_PATH}, first page and a page from the middle alternately, ${SCALE_CONNECTIONS} connections, ${SETTINGS.scaleDuration} s each in ${SLICE_SECONDS} s slices, sizes alternating; store filled in-process (bench/servers/scale.ts)`,
     );
     print(
       `${pad('store', 10)}${lpad('plants', 10)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('RSS MB', 9)}${lpad('MB/1M plants', 14)}${lpad('vs memory', 11)}`,
@@ -512,7 +543,7 @@ async function main(): Promise<void> {
       const relative =
         row.store === 'memory' || memory === undefined ? '' : fixed(row.rps / memory.rps, 2);
       print(
-        `${pad(row.store, 10)}${lpad(String(row.plants), 10)}${lpad(fixed(row.rps, 0), 9)}${lpad(fixed(row.p50, 2), 9)}${lpad(fixed(row.p99, 2), 9)}${lpad(fixed(row.rss, 0), 9)}${lpad(row.store === 'memory' ? fixed(row.mbPerMillion, 0) : '', 14)}${lpad(relative, 11)}`,
+        `${pad(row.store, 10)}${lpad(String(row.plants), 10)}${lpad(fixed(row.rps, 0), 9)}${lpad(fixed(row.p50, 2), 9)}${lpad(fixed(row.p99, 2), 9)}${lpad(fixed(row.rss, 0), 9)}${lpad(row.store === 'memory' && row.plants >= 100_000 ? fixed(row.mbPerMillion, 0) : '', 14)}${lpad(relative, 11)}`,
       );
     }
     print();
