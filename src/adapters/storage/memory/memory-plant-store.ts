@@ -31,10 +31,8 @@ export class MemoryPlantStore implements PlantStore {
     const tree = this.tenants.get(tenant);
     const page: StoredPlant[] = [];
     if (tree === undefined || limit <= 0) return page;
-    // One reused pair for the whole walk instead of a fresh [id, plant] array per plant.
-    const entries = tree.entries(after === undefined ? undefined : after + 1n, []);
-    for (let entry = entries.next(); !entry.done; entry = entries.next()) {
-      page.push(entry.value[1]);
+    for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n)) {
+      page.push(plant);
       if (page.length === limit) break;
     }
     return page;
