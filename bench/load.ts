@@ -143,11 +143,16 @@ export function collect(job: CollectJob): { p50: number; p99: number } {
 }
 
 if (process.send !== undefined) {
+  const answer = (message: object) => {
+    if (process.connected) process.send!(message);
+  };
   process.on('message', (job: LoadJob | CollectJob) => {
     (job.kind === 'collect' ? Promise.resolve(collect(job)) : runLoad(job)).then(
-      (result) => process.send!({ result }),
-      (error: unknown) => process.send!({ error: String(error) }),
+      (result) => answer({ result }),
+      (error: unknown) => answer({ error: String(error) }),
     );
   });
-  process.send({ ready: true });
+  // The bench is gone: so is the reason to load anything.
+  process.on('disconnect', () => process.exit(0));
+  answer({ ready: true });
 }

@@ -115,6 +115,14 @@ interface Running {
 
 let runCounter = 0;
 
+// Servers still running when the bench stops (an error, Ctrl-C) are stopped with it.
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  children.forEach((child) => child.kill('SIGKILL'));
+  loader.kill();
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 async function startServer(nodeArgs: string[], env: Record<string, string>): Promise<Running> {
   const [command, commandArgs] = nodeCommand(pinning?.server ?? '', nodeArgs);
   // Each start gets its own tenant, so that stores that outlive the process never see an id twice.
@@ -131,6 +139,8 @@ async function startServer(nodeArgs: string[], env: Record<string, string>): Pro
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let text = '';
   child.stdout!.on('data', (chunk: Buffer) => (text += chunk));
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk));
@@ -527,7 +537,7 @@ async function main(): Promise<void> {
   }
   print();
 
-  let scaleRows: ScaleRow[] = [];
+  const scaleRows: ScaleRow[] = [];
   if (!skipScaling) {
     for (const target of SCALE_TARGETS) {
       scaleRows.push(...(await measureScale(target)));
@@ -547,8 +557,6 @@ async function main(): Promise<void> {
       );
     }
     print();
-  } else {
-    scaleRows = [];
   }
 
   const getRatio = median(ratios('service', 'koa', 'GET'));
