@@ -4,18 +4,25 @@ import { PlantService } from '../domain/plant-service.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
+import type { TokenStore } from '../ports/token-store.js';
 import type { TokenVerifier } from '../ports/token-verifier.js';
+import { CompositeTokenVerifier } from './auth/composite-token-verifier.js';
+import { JwtTokenVerifier } from './auth/jwt-token-verifier.js';
+import { ManagedTokenVerifier } from './auth/managed-token-verifier.js';
 import { StaticTokenVerifier } from './auth/static-token-verifier.js';
 import type { Config } from './config.js';
 import { createHttpApp, type HttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createPlantStore } from './storage/create-plant-store.js';
+import { createTokenStore } from './storage/create-token-store.js';
 
 /** Typed identifiers of everything the container provides. */
 export const TOKENS = {
   Config: Symbol('Config') as ServiceIdentifier<Config>,
   Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
   PlantStore: Symbol('PlantStore') as ServiceIdentifier<PlantStore>,
+  /** Managed tokens; undefined when the configured storage keeps none in this build. */
+  TokenStore: Symbol('TokenStore') as ServiceIdentifier<TokenStore | undefined>,
   TokenVerifier: Symbol('TokenVerifier') as ServiceIdentifier<TokenVerifier>,
   PlantUseCases: Symbol('PlantUseCases') as ServiceIdentifier<PlantUseCases>,
   HttpApp: Symbol('HttpApp') as ServiceIdentifier<HttpApp>,
@@ -27,8 +34,14 @@ export interface Wiring {
   dispose(): Promise<void>;
 }
 
-/** Replacements for the defaults, e.g. a host service's logger or token verifier. */
-export type Overrides = Partial<{ logger: Logger; tokens: TokenVerifier; store: PlantStore }>;
+/** Replacements for the defaults, e.g. a host service's logger, token verifier or stores. */
+export type Overrides = Partial<{
+  logger: Logger;
+  /** Replaces the whole verifier (static, managed and JWT tokens). */
+  tokens: TokenVerifier;
+  store: PlantStore;
+  tokenStore: TokenStore;
+}>;
 
 /** The composition root: binds every port to its adapter, opens the store, and hands back a disposer. */
 export async function buildContainer(config: Config, overrides: Overrides = {}): Promise<Wiring> {
@@ -39,8 +52,18 @@ export async function buildContainer(config: Config, overrides: Overrides = {}):
     .bind(TOKENS.PlantStore)
     .toResolvedValue(() => overrides.store ?? createPlantStore(config.storage));
   container
-    .bind(TOKENS.TokenVerifier)
-    .toResolvedValue(() => overrides.tokens ?? new StaticTokenVerifier(config.tokens));
+    .bind(TOKENS.TokenStore)
+    .toResolvedValue(() => overrides.tokenStore ?? createTokenStore(config));
+  container.bind(TOKENS.TokenVerifier).toResolvedValue(
+    (tokenStore: TokenStore | undefined, logger: Logger) =>
+      overrides.tokens ??
+      new CompositeTokenVerifier({
+        static: new StaticTokenVerifier(config.tokens),
+        managed: tokenStore && new ManagedTokenVerifier(tokenStore, { logger }),
+        jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
+      }),
+    [TOKENS.TokenStore, TOKENS.Logger],
+  );
   container
     .bind(TOKENS.PlantUseCases)
     .toResolvedValue((store: PlantStore) => new PlantService(store), [TOKENS.PlantStore]);
@@ -54,10 +77,12 @@ export async function buildContainer(config: Config, overrides: Overrides = {}):
 
   // Opening the store here makes a bad URL fail start-up, not the first request.
   const store = await container.getAsync(TOKENS.PlantStore);
+  const tokenStore = await container.getAsync(TOKENS.TokenStore);
   return {
     container,
     async dispose() {
       await store.close();
+      await tokenStore?.close();
       await container.unbindAllAsync();
     },
   };

@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       tokens: [],
       logLevel: 'info',
       rateLimit: 0,
+      tokenFile: '.plant-store/tokens.json',
     });
   });
 
