@@ -2,7 +2,6 @@ import { isPlantError } from '../../domain/errors.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { createTokenStore } from '../storage/create-token-store.js';
 import { EXIT, UsageError } from './exit-codes.js';
-import { serve } from './serve.js';
 import {
   CREATE_HELP,
   createToken,
@@ -63,7 +62,10 @@ export async function runCli(
     if (command === 'serve') {
       if (wantsHelp(rest)) return help(io, SERVE_HELP);
       if (rest.length > 0) throw new UsageError(`serve takes no arguments (got "${rest[0]}")`);
-      await serve(loadConfig(env));
+      const config = loadConfig(env);
+      // Loaded only here: the token commands need neither Koa nor the container.
+      const { serve } = await import('./serve.js');
+      await serve(config);
       return EXIT.ok;
     }
     if (command !== 'tokens') throw new UsageError(`unknown command "${command}"`);

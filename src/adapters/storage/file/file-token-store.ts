@@ -146,14 +146,16 @@ export class FileTokenStore implements TokenStore {
   }
 
   async find(id: string): Promise<ManagedToken | undefined> {
-    return (await this.load()).get(id);
+    const token = (await this.load()).get(id);
+    // A copy: the parsed file is shared by every lookup until it changes.
+    return token && { ...token, scopes: [...token.scopes] };
   }
 
   async list(tenant?: string): Promise<TokenSummary[]> {
     return [...(await this.load()).values()]
       .filter((token) => tenant === undefined || token.tenant === tenant)
       .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-      .map(toSummary);
+      .map((token) => toSummary({ ...token, scopes: [...token.scopes] }));
   }
 
   async revoke(id: string, at: Date): Promise<boolean> {
