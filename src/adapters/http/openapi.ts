@@ -166,8 +166,9 @@ export const openApiDocument = {
         type: 'http',
         scheme: 'bearer',
         description:
-          'Static tokens from PLANT_STORE_TOKENS (see the README). Each stands for a tenant and scopes ' +
-          '(`plants:read`, `plants:write`).',
+          'Static tokens from PLANT_STORE_TOKENS, managed tokens issued by `plant-store tokens create` ' +
+          '(`pst_...`), or JWTs from the configured identity provider (see the README). Each stands for ' +
+          'a tenant and scopes (`plants:read`, `plants:write`).',
       },
     },
     headers: {
