@@ -1,0 +1,129 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { runCli } from '../../../src/adapters/cli/run-cli.js';
+
+/** runCli in this process, with its output captured (tests/cli runs the real program). */
+async function run(args: string[], env: Record<string, string>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, env, { out: (l) => out.push(l), err: (l) => err.push(l) });
+  return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+}
+
+describe('runCli (the plant-store command line)', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'plant-store-run-cli-'));
+  const env = { PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json') };
+  after(() => rmSync(directory, { recursive: true, force: true }));
+
+  const refusals: [string, string[], number, RegExp][] = [
+    ['no command', [], 2, /a command is required/],
+    ['an unknown command', ['frobnicate'], 2, /unknown command "frobnicate"/],
+    ['arguments to serve', ['serve', '--port', '1'], 2, /serve takes no arguments/],
+    ['tokens without a command', ['tokens'], 2, /tokens needs a command/],
+    ['an unknown tokens command', ['tokens', 'rotate'], 2, /unknown tokens command "rotate"/],
+    [
+      'an unknown scope',
+      ['tokens', 'create', '--tenant', 't', '--scope', 'plants:admin'],
+      2,
+      /unknown scope "plants:admin"/,
+    ],
+    ['no tenant', ['tokens', 'create', '--scope', 'plants:read'], 2, /a tenant is required/],
+    ['no scope', ['tokens', 'create', '--tenant', 't'], 2, /at least one scope/],
+    [
+      'a tenant with a control character',
+      ['tokens', 'create', '--tenant', 't\u001b[2J', '--scope', 'plants:read'],
+      2,
+      /tenant must be/,
+    ],
+    [
+      'a name that is too long',
+      ['tokens', 'create', '--tenant', 't', '--scope', 'plants:read', '--name', 'n'.repeat(101)],
+      2,
+      /name must be at most 100/,
+    ],
+    [
+      'an unknown option',
+      ['tokens', 'create', '--tenant', 't', '--scope', 'plants:read', '--admin'],
+      2,
+      /--admin/,
+    ],
+    [
+      'a bad lifetime',
+      ['tokens', 'create', '--tenant', 't', '--scope', 'plants:read', '--expires-in', '1y'],
+      2,
+      /--expires-in/,
+    ],
+    [
+      'a lifetime over ten years',
+      ['tokens', 'create', '--tenant', 't', '--scope', 'plants:read', '--expires-in', '3651d'],
+      2,
+      /--expires-in/,
+    ],
+    ['an empty tenant filter', ['tokens', 'list', '--tenant', ''], 2, /--tenant must not be empty/],
+    ['a stray argument to list', ['tokens', 'list', 'acme'], 2, /acme/],
+    ['a revoke without an id', ['tokens', 'revoke'], 2, /exactly one token id/],
+    ['a revoke of a malformed id', ['tokens', 'revoke', 'xyz'], 2, /not a token id/],
+    [
+      'a revoke of an unknown id',
+      ['tokens', 'revoke', 'ffffffffffffffff'],
+      3,
+      /no token with id ffffffffffffffff/,
+    ],
+  ];
+  for (const [what, args, code, reason] of refusals) {
+    it(`when given ${what}, then it exits ${code} with a reason on stderr and stores nothing`, async () => {
+      const outcome = await run(args, env);
+
+      expect(outcome.code).to.equal(code);
+      expect(outcome.stderr.split('\n')[0])
+        .to.match(reason)
+        .and.match(/^plant-store: /);
+      expect(outcome.stdout).to.equal('');
+      expect((await run(['tokens', 'list', '--json'], env)).stdout).to.equal('[]');
+    });
+  }
+
+  const commands = [
+    [],
+    ['serve'],
+    ['tokens'],
+    ['tokens', 'create'],
+    ['tokens', 'list'],
+    ['tokens', 'revoke'],
+  ];
+  for (const args of commands) {
+    it(`when "${[...args, '--help'].join(' ')}" is run, then it prints its usage and exits 0`, async () => {
+      const outcome = await run([...args, '--help'], { PLANT_STORE_STORAGE: 'floppy' });
+
+      expect(outcome.code).to.equal(0);
+      expect(outcome.stdout).to.match(new RegExp(`^Usage: plant-store ${args.join(' ')}`));
+    });
+  }
+
+  it('when a revoke is given a whole token, then the token it names is revoked', async () => {
+    const created = await run(['tokens', 'create', '--tenant', 'w', '--scope', 'plants:read'], env);
+
+    const revoked = await run(['tokens', 'revoke', created.stdout], env);
+
+    expect(revoked.code).to.equal(0);
+    expect(revoked.stdout).to.include(created.stdout.slice(4, 20));
+    expect(revoked.stdout).to.not.include(created.stdout.slice(21));
+  });
+
+  it('when the storage is unusable or not available, then it exits 1 with one line naming the problem', async () => {
+    const notADirectory = join(directory, 'plain-file');
+    writeFileSync(notADirectory, '');
+
+    const unreachable = await run(['tokens', 'create', '--tenant', 't', '--scope', 'plants:read'], {
+      PLANT_STORE_TOKEN_FILE: join(notADirectory, 'tokens.json'),
+    });
+    const unsupported = await run(['tokens', 'list'], { PLANT_STORE_STORAGE: 'redis' });
+
+    expect(unreachable.code).to.equal(1);
+    expect(unreachable.stderr).to.match(/^plant-store: the token file .* cannot be used: [^\n]*$/);
+    expect(unsupported.code).to.equal(1);
+    expect(unsupported.stderr).to.match(/^plant-store: managed tokens are not available .*redis/);
+  });
+});
