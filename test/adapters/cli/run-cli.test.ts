@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,14 +75,16 @@ describe('runCli (the plant-store command line)', () => {
   ];
   for (const [what, args, code, reason] of refusals) {
     it(`when given ${what}, then it exits ${code} with a reason on stderr and stores nothing`, async () => {
-      const outcome = await run(args, env);
+      const own = { PLANT_STORE_TOKEN_FILE: join(directory, `${randomUUID()}.json`) };
+
+      const outcome = await run(args, own);
 
       expect(outcome.code).to.equal(code);
       expect(outcome.stderr.split('\n')[0])
         .to.match(reason)
         .and.match(/^plant-store: /);
       expect(outcome.stdout).to.equal('');
-      expect((await run(['tokens', 'list', '--json'], env)).stdout).to.equal('[]');
+      expect((await run(['tokens', 'list', '--json'], own)).stdout).to.equal('[]');
     });
   }
 
