@@ -24,10 +24,15 @@ const TRANSIENT_CODES = new Set([
 // Driver errors that are not exported as classes but mean the pool could not serve in time.
 const TRANSIENT_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolClearedError']);
 
+// Socket errors the driver sometimes passes on unwrapped (a write to a socket the server closed).
+const SOCKET_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT']);
+
 /** True when the error means the server is unreachable, failing over or too slow: worth a retry later. */
 export function isOutage(error: unknown): boolean {
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true;
-  if (!(error instanceof MongoError)) return false;
+  if (!(error instanceof MongoError)) {
+    return error instanceof Error && SOCKET_CODES.has((error as NodeJS.ErrnoException).code ?? '');
+  }
   if (TRANSIENT_NAMES.has(error.name)) return true;
   if (error.hasErrorLabel('RetryableWriteError')) return true;
   return typeof error.code === 'number' && TRANSIENT_CODES.has(error.code);
