@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { expectError, type Api } from '../../../support/http-harness.js';
 
@@ -157,6 +158,23 @@ export function describeCreate(api: () => Api): void {
         body: '{"id":1,"name":"x"}',
       });
       expect(response.status).to.equal(200);
+    });
+
+    it('when the body is gzip-encoded, then it is decoded; an unknown encoding is 415 41501', async () => {
+      const headers: [string, string][] = [['Content-Type', 'application/json']];
+      const zipped = gzipSync('{"id":1,"name":"zipped"}');
+
+      const ok = await api().request('POST', '/plants', {
+        headers: [...headers, ['Content-Encoding', 'gzip']],
+        body: zipped,
+      });
+      const unknown = await api().request('POST', '/plants', {
+        headers: [...headers, ['Content-Encoding', 'zstd']],
+        body: '{}',
+      });
+
+      expect([ok.status, ok.text]).to.deep.equal([200, '{"name":"zipped"}']);
+      expectError(unknown, 415, 41501);
     });
 
     it('when the body is exactly 65536 bytes, then it is accepted; one more byte, then 413 41301', async () => {
