@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { freePort } from '../../support/free-port.js';
 import { startMongoServer, type MongoServer } from '../../support/mongo-server.js';
@@ -104,6 +105,7 @@ describe('plant-store service processes on MongoDB', function () {
     const { env } = tenantEnv(`mongodb://127.0.0.1:${await freePort()}/plant_store`);
 
     const run = spawnSync(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: fileURLToPath(new URL('../../..', import.meta.url)),
       env: { ...process.env, ...env, PORT: '0', LOG_LEVEL: 'silent' },
       encoding: 'utf8',
       timeout: 30_000,
