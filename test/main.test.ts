@@ -41,6 +41,14 @@ describe('main (the executable)', () => {
       const listed = await send(Number(port), 'GET', '/plants', { headers: auth });
       expect([created.status, listed.text]).to.deep.equal([200, '[{"name":"Started"}]']);
 
+      const huge = await send(Number(port), 'GET', '/plants', {
+        headers: [['X-Big', 'x'.repeat(20000)]],
+      });
+      expect([huge.status, JSON.parse(huge.text)]).to.deep.equal([
+        431,
+        { error: 43101, message: 'request headers are too large' },
+      ]);
+
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
       expect(code).to.equal(0);

@@ -95,7 +95,8 @@ export async function runCli(
     }
   } catch (error) {
     const known = command === 'tokens' && Object.hasOwn(COMMANDS, rest[0] ?? '');
-    return failure(error, io, known ? `tokens ${rest[0]}` : command === 'tokens' ? 'tokens' : '');
+    const usage = known ? `tokens ${rest[0]}` : command === 'tokens' ? 'tokens' : '';
+    return failure(error, io, usage, command === 'serve');
   }
 }
 
@@ -104,21 +105,22 @@ function help(io: Io, text: string): number {
   return EXIT.ok;
 }
 
-function failure(error: unknown, io: Io, command: string): number {
-  const code = (error as { code?: unknown }).code;
+function failure(error: unknown, io: Io, usage: string, starting: boolean): number {
+  const code = (error as { code?: unknown } | null)?.code;
   if (
     error instanceof UsageError ||
     (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
   ) {
     io.err(`plant-store: ${(error as Error).message}`);
-    io.err(`Run "plant-store ${command === '' ? '' : `${command} `}--help" for usage.`);
+    io.err(`Run "plant-store ${usage === '' ? '' : `${usage} `}--help" for usage.`);
     return EXIT.usage;
   }
-  if (error instanceof ConfigError || isPlantError(error)) {
+  // Configuration errors are one line naming the variable; a failing start says so first.
+  if (error instanceof ConfigError || (isPlantError(error) && !starting)) {
     io.err(`plant-store: ${error.message}`);
     return EXIT.failure;
   }
-  const what = command === 'serve' ? 'failed to start' : 'failed';
+  const what = starting ? 'failed to start' : 'failed';
   io.err(`plant-store: ${what}: ${error instanceof Error ? error.message : String(error)}`);
   return EXIT.failure;
 }

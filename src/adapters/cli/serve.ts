@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import type { Config } from '../config.js';
 import { buildContainer, TOKENS } from '../container.js';
+import { answerClientError } from '../http/client-error.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -39,6 +40,7 @@ export async function serve(loaded: Config): Promise<void> {
   }
   const app = await container.getAsync(TOKENS.HttpApp);
   const server = createServer(app.callback());
+  server.on('clientError', answerClientError);
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = server.address() as { port: number };

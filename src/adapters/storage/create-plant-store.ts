@@ -7,6 +7,10 @@ export async function createPlantStore(config: StorageConfig): Promise<PlantStor
   switch (config.kind) {
     case 'memory':
       return new MemoryPlantStore();
+    case 'mongodb': {
+      const { openMongoPlantStore } = await import('./mongodb/open-mongo-plant-store.js');
+      return openMongoPlantStore(config.url);
+    }
     default:
       throw new Error(`storage ${config.kind} is not available in this build`);
   }
