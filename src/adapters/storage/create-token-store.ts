@@ -13,6 +13,10 @@ export async function createTokenStore(config: Config): Promise<TokenStore | und
   switch (config.storage.kind) {
     case 'memory':
       return new FileTokenStore(config.tokenFile ?? DEFAULT_TOKEN_FILE);
+    case 'mongodb': {
+      const { openMongoTokenStore } = await import('./mongodb/mongo-token-store.js');
+      return openMongoTokenStore(config.storage.url);
+    }
     default:
       return undefined;
   }

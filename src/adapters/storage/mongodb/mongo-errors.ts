@@ -41,3 +41,24 @@ export function isOutage(error: unknown): boolean {
 /** The domain's outage error; driver text never reaches a caller. */
 export const storageUnavailable = (): PlantError =>
   new PlantError('storage-unavailable', 'storage is unavailable');
+
+/** The longest a store operation may take before it rejects with storage-unavailable. */
+export const OPERATION_DEADLINE_MS = 2000;
+
+/** Runs one driver call within the deadline; outages become storage-unavailable, the rest propagate. */
+export async function withinDeadline<T>(operation: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const work = operation();
+  // A call that loses the race still settles later; its outcome is no longer anyone's business.
+  work.catch(() => {});
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(storageUnavailable()), OPERATION_DEADLINE_MS);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } catch (error) {
+    throw isOutage(error) ? storageUnavailable() : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}

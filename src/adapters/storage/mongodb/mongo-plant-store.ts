@@ -7,7 +7,7 @@ import {
 import type { PlantId } from '../../../domain/plant-id.js';
 import type { StoredPlant } from '../../../domain/plant.js';
 import type { PlantStore } from '../../../ports/plant-store.js';
-import { DUPLICATE_KEY, isOutage, storageUnavailable } from './mongo-errors.js';
+import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
 export interface PlantDocument {
@@ -19,8 +19,6 @@ export interface PlantDocument {
 
 export const COLLECTION = 'plants';
 export const INDEX_NAME = 'tenant_1_id_1';
-/** The longest a store operation may take before it rejects with storage-unavailable. */
-export const OPERATION_DEADLINE_MS = 2000;
 
 /**
  * Bounded waits: an unreachable server fails server selection after 1.5 s, a silent one the
@@ -88,22 +86,8 @@ export class MongoPlantStore implements PlantStore {
     await this.client.close();
   }
 
-  /** Runs one driver call within the deadline; outages become storage-unavailable, the rest propagate. */
-  private async run<T>(operation: () => Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const work = operation();
-    // A call that loses the race still settles later; its outcome is no longer anyone's business.
-    work.catch(() => {});
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(storageUnavailable()), OPERATION_DEADLINE_MS);
-    });
-    try {
-      return await Promise.race([work, deadline]);
-    } catch (error) {
-      throw isOutage(error) ? storageUnavailable() : error;
-    } finally {
-      clearTimeout(timer);
-    }
+  private run<T>(operation: () => Promise<T>): Promise<T> {
+    return withinDeadline(operation);
   }
 }
 
