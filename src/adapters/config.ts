@@ -49,6 +49,8 @@ export interface Config {
   rateLimit: number;
   /** Where managed tokens live with the memory storage (shared by `plant-store tokens` and the server). */
   tokenFile?: string;
+  /** How long a server trusts a managed token it looked up: the bound on revocation delay. */
+  tokenCacheSeconds?: number;
   /** Absent: JWTs are not accepted. */
   jwt?: JwtConfig;
 }
@@ -231,6 +233,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel,
     rateLimit: parseInteger('PLANT_STORE_RATE_LIMIT', env.PLANT_STORE_RATE_LIMIT, 0, 0, 1_000_000),
     tokenFile: env.PLANT_STORE_TOKEN_FILE || '.plant-store/tokens.json',
+    tokenCacheSeconds: parseInteger(
+      'PLANT_STORE_TOKEN_CACHE_SECONDS',
+      env.PLANT_STORE_TOKEN_CACHE_SECONDS,
+      5,
+      1,
+      60,
+    ),
     ...(jwt && { jwt }),
   };
 }

@@ -59,7 +59,12 @@ export async function buildContainer(config: Config, overrides: Overrides = {}):
       overrides.tokens ??
       new CompositeTokenVerifier({
         static: new StaticTokenVerifier(config.tokens),
-        managed: tokenStore && new ManagedTokenVerifier(tokenStore, { logger }),
+        managed:
+          tokenStore &&
+          new ManagedTokenVerifier(tokenStore, {
+            logger,
+            ttlMs: (config.tokenCacheSeconds ?? 5) * 1000,
+          }),
         jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
       }),
     [TOKENS.TokenStore, TOKENS.Logger],

@@ -38,6 +38,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       rateLimit: 0,
       tokenFile: '.plant-store/tokens.json',
+      tokenCacheSeconds: 5,
     });
   });
 
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
       PLANT_STORE_JWT_TENANT_CLAIM: 'org',
       PLANT_STORE_JWT_CLOCK_TOLERANCE: '5',
       PLANT_STORE_TOKEN_FILE: '/var/lib/plant-store/tokens.json',
+      PLANT_STORE_TOKEN_CACHE_SECONDS: '1',
     });
     expect(config.jwt).to.deep.equal({
       issuer: 'https://issuer.example/',
@@ -79,6 +81,7 @@ describe('loadConfig', () => {
       clockToleranceSeconds: 5,
     });
     expect(config.tokenFile).to.equal('/var/lib/plant-store/tokens.json');
+    expect(config.tokenCacheSeconds).to.equal(1);
   });
 
   it('when the JWKS URL is plain http on loopback, then it is allowed for development', () => {
@@ -143,6 +146,11 @@ describe('loadConfig', () => {
       'the none algorithm',
       { ...JWT, PLANT_STORE_JWT_ALGORITHMS: 'none' },
       /^PLANT_STORE_JWT_ALGORITHMS /,
+    ],
+    [
+      'a token cache of 0 s',
+      { PLANT_STORE_TOKEN_CACHE_SECONDS: '0' },
+      /^PLANT_STORE_TOKEN_CACHE_SECONDS /,
     ],
     [
       'a clock tolerance over 300 s',

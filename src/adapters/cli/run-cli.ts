@@ -89,7 +89,7 @@ export async function runCli(
       return EXIT.failure;
     }
     try {
-      return await tokens.run(store, args, io);
+      return await tokens.run(store, args, io, config);
     } finally {
       await store.close();
     }

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isTokenActive, toSummary, type TokenSummary } from '../../domain/managed-token.js';
 import type { TokenStore } from '../../ports/token-store.js';
-import { TOKEN_CACHE_TTL_MS } from '../auth/managed-token-verifier.js';
+import type { Config } from '../config.js';
 import { issueToken, managedTokenId, TokenRequestError } from '../auth/managed-tokens.js';
 import { parseLifetime } from './duration.js';
 import { EXIT, UsageError } from './exit-codes.js';
@@ -48,7 +48,7 @@ Options:
 export const REVOKE_HELP = `Usage: plant-store tokens revoke ID
 
 Revokes the token with this id (the 16 hex digits after "pst_", as "tokens list" shows them; a
-whole token is accepted too). Servers refuse it within ${TOKEN_CACHE_TTL_MS / 1000} s.
+whole token is accepted too). Servers refuse it within PLANT_STORE_TOKEN_CACHE_SECONDS (5 s).
 Exits 3 when no token has this id.
 
 Options:
@@ -146,7 +146,12 @@ export async function listTokens(store: TokenStore, args: string[], io: Io): Pro
   return EXIT.ok;
 }
 
-export async function revokeToken(store: TokenStore, args: string[], io: Io): Promise<number> {
+export async function revokeToken(
+  store: TokenStore,
+  args: string[],
+  io: Io,
+  config: Pick<Config, 'tokenCacheSeconds'> = {},
+): Promise<number> {
   const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('tokens revoke needs exactly one token id');
   const given = positionals[0]!;
@@ -158,6 +163,6 @@ export async function revokeToken(store: TokenStore, args: string[], io: Io): Pr
     io.err(`plant-store: no token with id ${id}`);
     return EXIT.notFound;
   }
-  io.out(`revoked token ${id}; servers refuse it within ${TOKEN_CACHE_TTL_MS / 1000} s`);
+  io.out(`revoked token ${id}; servers refuse it within ${config.tokenCacheSeconds ?? 5} s`);
   return EXIT.ok;
 }

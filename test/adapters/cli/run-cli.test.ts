@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../../../src/adapters/cli/run-cli.js';
+import { freePort } from '../../support/free-port.js';
 
 /** runCli in this process, with its output captured (tests/cli runs the real program). */
 async function run(args: string[], env: Record<string, string>) {
@@ -105,6 +106,50 @@ describe('runCli (the plant-store command line)', () => {
     });
   }
 
+  it('when --json is asked of create, then the token and its record are printed, without the digest', async () => {
+    const { code, stdout, stderr } = await run(
+      [
+        'tokens',
+        'create',
+        '--tenant',
+        'json',
+        '--scope',
+        'plants:read',
+        '--expires-in',
+        'never',
+        '--json',
+      ],
+      env,
+    );
+
+    const printed = JSON.parse(stdout) as Record<string, unknown>;
+    expect(code).to.equal(0);
+    expect(printed.token).to.match(/^pst_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+    expect(printed).to.include({ tenant: 'json', name: '' });
+    expect(printed).to.not.have.any.keys('digest', 'expiresAt');
+    expect(stderr).to.match(/expires never\. It is shown once/);
+  });
+
+  it('when tokens are listed as a table, then each has one aligned row and no secret', async () => {
+    const tenant = `table-${randomUUID()}`;
+    const made = await run(
+      ['tokens', 'create', '--tenant', tenant, '--scope', 'plants:read', '--name', 'ci job'],
+      env,
+    );
+
+    const table = await run(['tokens', 'list', '--tenant', tenant], env);
+
+    const [header, row, ...more] = table.stdout.split('\n');
+    expect(header).to.match(/^ID {16}NAME {4}TENANT +SCOPES +CREATED +EXPIRES +LAST USED +STATUS$/);
+    expect(row).to.match(
+      new RegExp(
+        `^${made.stdout.slice(4, 20)}  ci job  ${tenant}  plants:read  \\S+Z  \\S+Z  - +active$`,
+      ),
+    );
+    expect(more).to.deep.equal([]);
+    expect(table.stdout).to.not.include(made.stdout.slice(21));
+  });
+
   it('when a revoke is given a whole token, then the token it names is revoked', async () => {
     const created = await run(['tokens', 'create', '--tenant', 'w', '--scope', 'plants:read'], env);
 
@@ -123,10 +168,18 @@ describe('runCli (the plant-store command line)', () => {
       PLANT_STORE_TOKEN_FILE: join(notADirectory, 'tokens.json'),
     });
     const unsupported = await run(['tokens', 'list'], { PLANT_STORE_STORAGE: 'redis' });
+    const mongoDown = await run(['tokens', 'list'], {
+      PLANT_STORE_STORAGE: 'mongodb',
+      MONGODB_URL: `mongodb://127.0.0.1:${await freePort()}/plant_store`,
+    });
 
     expect(unreachable.code).to.equal(1);
     expect(unreachable.stderr).to.match(/^plant-store: the token file .* cannot be used: [^\n]*$/);
     expect(unsupported.code).to.equal(1);
     expect(unsupported.stderr).to.match(/^plant-store: managed tokens are not available .*redis/);
+    expect([mongoDown.code, mongoDown.stderr]).to.deep.equal([
+      1,
+      `plant-store: MongoDB at ${mongoDown.stderr.match(/at (\S+) /)?.[1]} (MONGODB_URL) is unreachable`,
+    ]);
   });
 });
