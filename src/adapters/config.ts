@@ -1,7 +1,11 @@
 import { isScope, type Scope } from '../domain/caller.js';
+import { parseRedisUrl, RedisUrlError } from './storage/redis/redis-url.js';
 
 export type StorageConfig =
-  { kind: 'memory' } | { kind: 'redis'; url: string } | { kind: 'mongodb'; url: string };
+  | { kind: 'memory' }
+  /** `prefix` goes before every Redis key (default `plant-store:`). */
+  | { kind: 'redis'; url: string; prefix?: string }
+  | { kind: 'mongodb'; url: string };
 
 export interface StaticToken {
   token: string;
@@ -89,13 +93,30 @@ function parseInteger(
   return Number(text);
 }
 
+function parseRedisStorage(env: NodeJS.ProcessEnv): StorageConfig {
+  const url = env.REDIS_URL || 'redis://127.0.0.1:6379';
+  try {
+    parseRedisUrl(url);
+  } catch (error) {
+    if (!(error instanceof RedisUrlError)) throw error;
+    throw new ConfigError(`REDIS_URL ${error.message}`);
+  }
+  const prefix = env.PLANT_STORE_REDIS_PREFIX;
+  if (prefix === undefined || prefix === '') return { kind: 'redis', url };
+  // A brace would move the cluster hash tag that keeps a tenant's keys in one slot.
+  if (/[{}]/.test(prefix)) {
+    throw new ConfigError(`PLANT_STORE_REDIS_PREFIX must not contain { or } (got "${prefix}")`);
+  }
+  return { kind: 'redis', url, prefix };
+}
+
 function parseStorage(env: NodeJS.ProcessEnv): StorageConfig {
   const kind = env.PLANT_STORE_STORAGE || 'memory';
   switch (kind) {
     case 'memory':
       return { kind };
     case 'redis':
-      return { kind, url: env.REDIS_URL || 'redis://127.0.0.1:6379' };
+      return parseRedisStorage(env);
     case 'mongodb':
       return { kind, url: env.MONGODB_URL || 'mongodb://127.0.0.1:27017/plant_store' };
     default:

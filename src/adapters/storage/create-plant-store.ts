@@ -1,12 +1,20 @@
+import type { Logger } from '../../ports/logger.js';
 import type { PlantStore } from '../../ports/plant-store.js';
 import type { StorageConfig } from '../config.js';
 import { MemoryPlantStore } from './memory/memory-plant-store.js';
 
 /** Opens the configured store; adapters of servers are loaded only when chosen. */
-export async function createPlantStore(config: StorageConfig): Promise<PlantStore> {
+export async function createPlantStore(
+  config: StorageConfig,
+  deps: { logger?: Logger } = {},
+): Promise<PlantStore> {
   switch (config.kind) {
     case 'memory':
       return new MemoryPlantStore();
+    case 'redis': {
+      const { RedisPlantStore } = await import('./redis/redis-plant-store.js');
+      return RedisPlantStore.open({ ...config, ...deps });
+    }
     default:
       throw new Error(`storage ${config.kind} is not available in this build`);
   }
