@@ -20,13 +20,10 @@ export const toPlant = (plant: StoredPlant): Plant =>
 // Cc (C0, DEL, C1) and lone surrogates (Cs only matches unpaired ones under the u flag).
 const FORBIDDEN_CHARACTER = /[\p{Cc}\p{Cs}]/u;
 
-function codePointLength(text: string): number {
-  if (text.length <= NAME_MAX)
-    return text.length - (text.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0);
-  let count = 0;
-  for (const _ of text) count++;
-  return count;
-}
+const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
+const codePointLength = (text: string): number =>
+  text.length - (text.match(SURROGATE_PAIR)?.length ?? 0);
 
 function checkText(field: string, value: unknown, min: number, max: number): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');

@@ -1,0 +1,65 @@
+import 'reflect-metadata';
+import { Container, type ServiceIdentifier } from 'inversify';
+import type Koa from 'koa';
+import { PlantService } from '../domain/plant-service.js';
+import type { Logger } from '../ports/logger.js';
+import type { PlantStore } from '../ports/plant-store.js';
+import type { PlantUseCases } from '../ports/plant-use-cases.js';
+import type { TokenVerifier } from '../ports/token-verifier.js';
+import { StaticTokenVerifier } from './auth/static-token-verifier.js';
+import type { Config } from './config.js';
+import { createHttpApp } from './http/app.js';
+import { createLogger } from './logger.js';
+import { createPlantStore } from './storage/create-plant-store.js';
+
+/** Typed identifiers of everything the container provides. */
+export const TOKENS = {
+  Config: Symbol('Config') as ServiceIdentifier<Config>,
+  Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
+  PlantStore: Symbol('PlantStore') as ServiceIdentifier<PlantStore>,
+  TokenVerifier: Symbol('TokenVerifier') as ServiceIdentifier<TokenVerifier>,
+  PlantUseCases: Symbol('PlantUseCases') as ServiceIdentifier<PlantUseCases>,
+  HttpApp: Symbol('HttpApp') as ServiceIdentifier<Koa>,
+};
+
+export interface Wiring {
+  container: Container;
+  /** Closes the store's connections; the container is unusable afterwards. */
+  dispose(): Promise<void>;
+}
+
+/** Replacements for the defaults, e.g. a host service's logger or token verifier. */
+export type Overrides = Partial<{ logger: Logger; tokens: TokenVerifier; store: PlantStore }>;
+
+/** The composition root: binds every port to its adapter, opens the store, and hands back a disposer. */
+export async function buildContainer(config: Config, overrides: Overrides = {}): Promise<Wiring> {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.bind(TOKENS.Config).toConstantValue(config);
+  container.bind(TOKENS.Logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
+  container
+    .bind(TOKENS.PlantStore)
+    .toResolvedValue(() => overrides.store ?? createPlantStore(config.storage));
+  container
+    .bind(TOKENS.TokenVerifier)
+    .toResolvedValue(() => overrides.tokens ?? new StaticTokenVerifier(config.tokens));
+  container
+    .bind(TOKENS.PlantUseCases)
+    .toResolvedValue((store: PlantStore) => new PlantService(store), [TOKENS.PlantStore]);
+  container
+    .bind(TOKENS.HttpApp)
+    .toResolvedValue(
+      (plants: PlantUseCases, tokens: TokenVerifier, store: PlantStore, logger: Logger) =>
+        createHttpApp({ plants, tokens, store, logger, rateLimit: config.rateLimit }),
+      [TOKENS.PlantUseCases, TOKENS.TokenVerifier, TOKENS.PlantStore, TOKENS.Logger],
+    );
+
+  // Opening the store here makes a bad URL fail start-up, not the first request.
+  const store = await container.getAsync(TOKENS.PlantStore);
+  return {
+    container,
+    async dispose() {
+      await store.close();
+      await container.unbindAllAsync();
+    },
+  };
+}

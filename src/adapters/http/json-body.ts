@@ -1,0 +1,81 @@
+import type { Middleware } from 'koa';
+import bodyParser from 'koa-bodyparser';
+import { parse } from 'lossless-json';
+import { HttpProblem } from './http-problem.js';
+
+export const BODY_LIMIT_BYTES = 65536;
+
+const NUMBER = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?$/;
+
+/**
+ * The exact integer a JSON number literal denotes (`12`, `12.0`, `1.2e1`), or undefined when it
+ * denotes a fraction or lies far beyond int64. Never goes through a double.
+ */
+export function exactInteger(literal: string): bigint | undefined {
+  const match = NUMBER.exec(literal);
+  if (match === null) return undefined;
+  const [, sign, whole = '', fraction = '', expSign, expDigits = '0'] = match;
+  const allDigits = (whole + fraction).replace(/^0+/, '');
+  if (allDigits === '') return 0n;
+  const digits = allDigits.replace(/0+$/, '');
+  const exponent = expDigits.replace(/^0+/, '');
+  // An exponent this long puts a non-zero value far outside int64, or makes it a fraction.
+  if (exponent.length > 4) return undefined;
+  const shift =
+    (expSign === '-' ? -Number(exponent) : Number(exponent)) -
+    fraction.length +
+    (allDigits.length - digits.length);
+  if (shift < 0 || digits.length + shift > 20) return undefined;
+  const value = BigInt(digits + '0'.repeat(shift));
+  return sign === '-' ? -value : value;
+}
+
+// Integers become bigints so that ids stay exact; any other number becomes NaN, which no field accepts.
+const parseNumber = (literal: string): bigint | number => exactInteger(literal) ?? Number.NaN;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** Parses a JSON object exactly (integers as bigint), or throws the contract's 40001. */
+export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = parse(UTF8.decode(bytes), null, parseNumber);
+  } catch (error) {
+    const reason = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
+    throw new HttpProblem(400, 40001, `request body is not valid JSON: ${reason.slice(0, 200)}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpProblem(400, 40001, 'request body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+/** Accepts `application/json` (any case, charset utf-8 if one is named), or throws the contract's 415. */
+export const requireJson: Middleware = async (ctx, next) => {
+  const type = ctx.get('Content-Type');
+  const [essence = '', ...parameters] = type.split(';');
+  const charset = parameters.find((p) => /^\s*charset\s*=/i.test(p));
+  const utf8 = charset === undefined || /^\s*charset\s*=\s*"?utf-8"?\s*$/i.test(charset);
+  if (essence.trim().toLowerCase() !== 'application/json' || !utf8) {
+    throw new HttpProblem(415, 41501, 'Content-Type must be application/json (charset utf-8)');
+  }
+  await next();
+};
+
+const rawBodyOptions = {
+  enableTypes: ['text'],
+  extendTypes: { text: ['application/json'] },
+  textLimit: String(BODY_LIMIT_BYTES),
+  // null makes raw-body hand over bytes, so invalid UTF-8 is refused instead of replaced.
+  encoding: null,
+};
+
+/**
+ * Reads the raw body with koa-bodyparser, bytes only: one exact parse happens afterwards, so the
+ * body is never parsed twice and no integer passes through JSON.parse's doubles.
+ */
+export const readBody: Middleware = bodyParser(rawBodyOptions);
+
+/** The bytes readBody stored (none when the request had no body). */
+export const bodyBytes = (body: unknown): Uint8Array =>
+  body instanceof Uint8Array ? body : new Uint8Array(0);
