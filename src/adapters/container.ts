@@ -38,7 +38,10 @@ export async function buildContainer(config: Config, overrides: Overrides = {}):
   container.bind(TOKENS.Logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
   container
     .bind(TOKENS.PlantStore)
-    .toResolvedValue(() => overrides.store ?? createPlantStore(config.storage));
+    .toResolvedValue(
+      (logger: Logger) => overrides.store ?? createPlantStore(config.storage, { logger }),
+      [TOKENS.Logger],
+    );
   container
     .bind(TOKENS.TokenVerifier)
     .toResolvedValue(() => overrides.tokens ?? new StaticTokenVerifier(config.tokens));
