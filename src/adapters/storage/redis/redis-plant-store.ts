@@ -139,17 +139,19 @@ export class RedisPlantStore implements PlantStore {
   }
 }
 
-/** Logs losing and regaining Redis once each, instead of ioredis's unhandled error events. */
+/**
+ * Logs losing and regaining Redis once each, instead of ioredis's unhandled error events. Errors
+ * before the first connection are left to open(), whose rejection says it in one line.
+ */
 function watchConnection(client: RedisClient, where: string, logger: Logger | undefined): void {
-  let lost = false;
+  let state: 'starting' | 'up' | 'down' = 'starting';
   client.on('error', (error: Error) => {
-    if (lost) return;
-    lost = true;
+    if (state !== 'up') return;
+    state = 'down';
     logger?.warn({ redis: where, reason: error.message }, 'Redis is unreachable');
   });
   client.on('ready', () => {
-    if (!lost) return;
-    lost = false;
-    logger?.info({ redis: where }, 'Redis is reachable again');
+    if (state === 'down') logger?.info({ redis: where }, 'Redis is reachable again');
+    state = 'up';
   });
 }
