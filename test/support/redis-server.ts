@@ -153,7 +153,9 @@ export async function startRedisServer(): Promise<
 }
 
 /** A three-master Redis Cluster on loopback, made for the run; a reason string when there is none. */
-export async function startRedisCluster(): Promise<RedisUnderTest | string> {
+export async function startRedisCluster(): Promise<
+  (RedisUnderTest & { servers: RedisProcess[] }) | string
+> {
   if (!(await hasRedisServer())) return MISSING;
   const { processes, dispose } = await startProcesses(3, (port, bus, dir) => [
     ...['--cluster-enabled', 'yes', '--cluster-port', `${bus}`, '--cluster-node-timeout', '2000'],
@@ -170,7 +172,8 @@ export async function startRedisCluster(): Promise<RedisUnderTest | string> {
         await sleep(50);
       }
     }
-    return { url: `redis+cluster://${nodes.join(',')}`, prefix: 'plant-store:', close: dispose };
+    const url = `redis+cluster://${nodes.join(',')}`;
+    return { url, prefix: 'plant-store:', servers: processes, close: dispose };
   } catch (error) {
     await dispose();
     throw error;

@@ -6,7 +6,11 @@ import { decodeMember, plantsKey } from '../../../src/adapters/storage/redis/red
 import { RedisPlantStore } from '../../../src/adapters/storage/redis/redis-plant-store.js';
 import { PlantError } from '../../../src/domain/errors.js';
 import { freePort } from '../../support/free-port.js';
-import { startRedisServer, type RedisProcess } from '../../support/redis-server.js';
+import {
+  startRedisCluster,
+  startRedisServer,
+  type RedisProcess,
+} from '../../support/redis-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
 
 const BOUND_MS = 2500;
@@ -103,12 +107,13 @@ describe('RedisPlantStore on a failing Redis', function () {
     server.pause();
     const inserts = ids.map((id) => store.insert(tenant, { id, name: name(id) }));
     const deletes = ids.filter((id) => id % 3n === 0n).map((id) => store.delete(tenant, id));
+    const settled = Promise.allSettled([...inserts, ...deletes]);
     const kill = admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
     await sleep(100);
     server.resume();
     await kill;
 
-    const outcomes = await Promise.allSettled([...inserts, ...deletes]);
+    const outcomes = await settled;
     await untilAnswering(store);
 
     const rejected = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason] : []));
@@ -173,5 +178,57 @@ describe('RedisPlantStore on a failing Redis', function () {
     expect(outcome.message).to.match(new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} is not ready`));
     expect(outcome.message).to.not.include('secret');
     expect(outcome.message).to.not.include('\n');
+  });
+});
+
+describe('RedisPlantStore on a Redis Cluster losing a master', function () {
+  let cluster: Exclude<Awaited<ReturnType<typeof startRedisCluster>>, string> | undefined;
+  let store: RedisPlantStore;
+
+  before(async function () {
+    const started = await startRedisCluster();
+    if (typeof started === 'string') return serverMissing(this, 'Redis Cluster', started);
+    cluster = started;
+    store = await RedisPlantStore.open(cluster);
+  });
+  after(async () => {
+    await store?.close();
+    await cluster?.close();
+  });
+
+  it('when a master stops, then its tenants get storage-unavailable in time; when it returns, they are served again', async () => {
+    // Twelve tenants spread over the three masters' slots.
+    const tenants = Array.from({ length: 12 }, (_, i) => `t-${i}-${randomUUID()}`);
+    for (const tenant of tenants) await store.insert(tenant, { id: 1n, name: 'x' });
+    await cluster!.servers[1]!.stop();
+
+    const outcomes = await Promise.all(
+      tenants.map(async (tenant) => {
+        const started = Date.now();
+        const listed = await store.list(tenant, undefined, 5).then(
+          () => 'listed',
+          (error: PlantError) => error.code,
+        );
+        return { listed, ms: Date.now() - started };
+      }),
+    );
+    expect(outcomes.map((o) => o.listed)).to.include('storage-unavailable');
+    for (const { listed } of outcomes)
+      expect(listed).to.be.oneOf(['listed', 'storage-unavailable']);
+    expect(Math.max(...outcomes.map((o) => o.ms))).to.be.below(BOUND_MS);
+
+    await cluster!.servers[1]!.start();
+    const deadline = Date.now() + 10_000;
+    for (const tenant of tenants) {
+      while (
+        (await store.list(tenant, undefined, 5).then(
+          () => true,
+          () => false,
+        )) === false
+      ) {
+        if (Date.now() > deadline) expect.fail(`tenant ${tenant} was not served again`);
+        await sleep(100);
+      }
+    }
   });
 });
