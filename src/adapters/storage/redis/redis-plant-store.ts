@@ -49,6 +49,10 @@ export interface RedisPlantStoreOptions {
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
 
+function checkPrefix(prefix: string): void {
+  if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
+}
+
 const unavailable = (): PlantError =>
   new PlantError('storage-unavailable', 'storage is unavailable');
 
@@ -62,13 +66,14 @@ export class RedisPlantStore implements PlantStore {
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
   ) {
-    if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
+    checkPrefix(prefix);
     client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 1 });
   }
 
   /** Connects to the URL; rejects with one line naming the nodes when Redis is not ready within the deadline. */
   static async open(options: RedisPlantStoreOptions): Promise<RedisPlantStore> {
     const target = parseRedisUrl(options.url);
+    if (options.prefix !== undefined) checkPrefix(options.prefix);
     const client = createRedisClient(target);
     watchConnection(client, describeRedisTarget(target), options.logger);
     try {
@@ -80,33 +85,36 @@ export class RedisPlantStore implements PlantStore {
     return new RedisPlantStore(client, options.prefix);
   }
 
+  /** One script: looks the id up in the tenant's set and adds the member when absent. */
   async insert(tenant: string, plant: StoredPlant): Promise<boolean> {
-    const key = this.key(tenant);
-    return (
-      (await this.bounded(
-        this.client.plantInsert(key, encodeId(plant.id), encodeMember(plant)),
-      )) === 1
+    const member = encodeMember(plant);
+    const stored = await this.bounded(
+      this.client.plantInsert(this.key(tenant), encodeId(plant.id), member),
     );
+    return stored === 1;
   }
 
+  /** One ZRANGE BYLEX from just above `after`, at most `limit` members. */
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
     if (limit <= 0) return [];
-    const key = this.key(tenant);
     const members = await this.bounded(
-      this.client.zrange(key, afterBound(after), '+', 'BYLEX', 'LIMIT', 0, limit),
+      this.client.zrange(this.key(tenant), afterBound(after), '+', 'BYLEX', 'LIMIT', 0, limit),
     );
     return members.map(decodeMember);
   }
 
+  /** One ZREMRANGEBYLEX over exactly the id's members. */
   async delete(tenant: string, id: PlantId): Promise<boolean> {
     const [min, max] = idRange(id);
     return (await this.bounded(this.client.zremrangebylex(this.key(tenant), min, max))) > 0;
   }
 
+  /** One PING, under the same deadline as every operation. */
   async ping(): Promise<void> {
     await this.bounded(this.client.ping());
   }
 
+  /** QUIT, or drops the connection when Redis does not answer. */
   async close(): Promise<void> {
     try {
       await this.bounded(this.client.quit());
