@@ -72,16 +72,14 @@ export class RedisProcess {
   /** Starts it (again) on its port and resolves when it answers. */
   async start(): Promise<void> {
     const args = [
-      '--port',
-      `${this.port}`,
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-    ];
-    args.push('--dir', this.dir, '--logfile', join(this.dir, `redis-${this.port}.log`));
+      ['--port', `${this.port}`],
+      ['--bind', '127.0.0.1'],
+      // Persist nothing: the run's data goes with the server.
+      ['--save', ''],
+      ['--appendonly', 'no'],
+      ['--dir', this.dir],
+      ['--logfile', join(this.dir, `redis-${this.port}.log`)],
+    ].flat();
     const child = spawn('redis-server', [...args, ...this.extraArgs], { stdio: 'ignore' });
     running.add(child);
     child.once('exit', () => running.delete(child));
@@ -89,7 +87,7 @@ export class RedisProcess {
     await untilPong(this.port, child);
   }
 
-  /** Stops it and waits until it is gone; its port stays reserved for start(). */
+  /** Stops it and waits until it is gone; start() brings it back on the same port. */
   async stop(): Promise<void> {
     const child = this.child;
     this.child = undefined;
