@@ -29,7 +29,8 @@ export {
   type StorageConfig,
 } from './adapters/config.js';
 export { buildContainer, TOKENS, type Overrides, type Wiring } from './adapters/container.js';
-export { createHttpApp, type HttpAppOptions } from './adapters/http/app.js';
+export { createHttpApp, type HttpApp, type HttpAppOptions } from './adapters/http/app.js';
+export { answerClientError } from './adapters/http/client-error.js';
 export { openApiDocument } from './adapters/http/openapi.js';
 export { createLogger } from './adapters/logger.js';
 export { MemoryPlantStore } from './adapters/storage/memory/memory-plant-store.js';

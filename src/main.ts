@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { ConfigError, loadConfig, type Config } from './adapters/config.js';
 import { buildContainer, TOKENS } from './adapters/container.js';
+import { answerClientError } from './adapters/http/client-error.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -36,6 +37,7 @@ async function main(): Promise<void> {
     logger.warn({}, 'no static tokens configured: every /plants request will answer 401');
   const app = await container.getAsync(TOKENS.HttpApp);
   const server = createServer(app.callback());
+  server.on('clientError', answerClientError);
   server.listen(config.port, config.host);
   await once(server, 'listening');
   const { port } = server.address() as { port: number };

@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { Container, type ServiceIdentifier } from 'inversify';
-import type Koa from 'koa';
 import { PlantService } from '../domain/plant-service.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlantStore } from '../ports/plant-store.js';
@@ -8,7 +7,7 @@ import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../ports/token-verifier.js';
 import { StaticTokenVerifier } from './auth/static-token-verifier.js';
 import type { Config } from './config.js';
-import { createHttpApp } from './http/app.js';
+import { createHttpApp, type HttpApp } from './http/app.js';
 import { createLogger } from './logger.js';
 import { createPlantStore } from './storage/create-plant-store.js';
 
@@ -19,7 +18,7 @@ export const TOKENS = {
   PlantStore: Symbol('PlantStore') as ServiceIdentifier<PlantStore>,
   TokenVerifier: Symbol('TokenVerifier') as ServiceIdentifier<TokenVerifier>,
   PlantUseCases: Symbol('PlantUseCases') as ServiceIdentifier<PlantUseCases>,
-  HttpApp: Symbol('HttpApp') as ServiceIdentifier<Koa>,
+  HttpApp: Symbol('HttpApp') as ServiceIdentifier<HttpApp>,
 };
 
 export interface Wiring {

@@ -1,65 +1,80 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../../src/main.ts', import.meta.url));
-
-/** A running `src/main.ts`: its base URL and how to stop it. */
+/** `npm start` in a child process (through tsx, so no build is needed): the service as users run it. */
 export interface ServiceProcess {
-  readonly url: string;
+  readonly port: number;
+  /** Sends SIGTERM and waits for the process to exit. */
   stop(): Promise<void>;
 }
 
-// Whatever happens to the test run, no service process outlives it.
-const running = new Set<ChildProcess>();
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const STARTUP_TIMEOUT_MS = 30_000;
+const live = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
+  for (const child of live) child.kill('SIGKILL');
 });
 
-function spawnMain(env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'silent', ...env },
+function spawnMain(env: Record<string, string>): ChildProcessByStdio<null, Readable, Readable> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  running.add(child);
-  child.once('exit', () => running.delete(child));
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   return child;
 }
 
-/** Starts the service as `npm start` would, on a free port; resolves once it listens. */
+/** Starts `src/main.ts` on a free port with the given environment; resolves once it listens. */
 export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawnMain(env);
   let output = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      output += chunk;
-      const listening = /listening on (http:\/\/\S+)/.exec(output);
-      if (listening) resolve(listening[1]!);
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-    child.once('exit', (code) =>
-      reject(new Error(`service exited (${code}) at start:\n${output}`)),
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`service did not start:\n${output}`)),
+      STARTUP_TIMEOUT_MS,
     );
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on http:\/\/[^\s]+:(\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    };
+    child.stdout.on('data', read);
+    child.stderr.on('data', read);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${output}`));
+    });
+  }).catch(async (error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
   });
   return {
-    url,
+    port,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = once(child, 'exit');
+      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
 
-/** Runs the service expecting it to fail start-up; resolves its exit code and stderr. */
+/** Runs `src/main.ts` expecting start-up to fail; resolves its exit code and what it wrote to stderr. */
 export async function failedStart(
   env: Record<string, string>,
 ): Promise<{ code: number | null; stderr: string }> {
   const child = spawnMain(env);
   let stderr = '';
-  child.stdout!.resume();
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const [code] = (await once(child, 'exit')) as [number | null];
+  child.stdout.resume();
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   return { code, stderr };
 }

@@ -13,6 +13,9 @@ import { plantRoutes } from './plant-routes.js';
 import { tenantRateLimit } from './rate-limit.js';
 import { Router } from '@koa/router';
 
+/** The Koa application; callers need only its `callback()`. */
+export type HttpApp = Koa;
+
 export interface HttpAppOptions {
   plants: PlantUseCases;
   tokens: TokenVerifier;
@@ -48,7 +51,7 @@ export function createHttpApp({
   store,
   logger,
   rateLimit = 0,
-}: HttpAppOptions): Koa {
+}: HttpAppOptions): HttpApp {
   const app = new Koa();
   const admit: ((caller: Caller) => void) | undefined =
     rateLimit > 0 ? tenantRateLimit(rateLimit) : undefined;

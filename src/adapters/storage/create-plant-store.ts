@@ -15,7 +15,14 @@ export async function createPlantStore(
       const { RedisPlantStore } = await import('./redis/redis-plant-store.js');
       return RedisPlantStore.open({ ...config, ...deps });
     }
-    default:
-      throw new Error(`storage ${config.kind} is not available in this build`);
+    case 'mongodb': {
+      const { openMongoPlantStore } = await import('./mongodb/open-mongo-plant-store.js');
+      return openMongoPlantStore(config.url);
+    }
+    default: {
+      // Unreachable for typed callers; a plain-JS embedder may still pass anything.
+      const unknown: { kind?: unknown } = config;
+      throw new Error(`storage ${String(unknown.kind)} is not available in this build`);
+    }
   }
 }

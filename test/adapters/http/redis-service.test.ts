@@ -12,7 +12,7 @@ const BOUND_MS = 2500;
 /** Calls the service as the caller of the contract would, in a tenant of the test's own. */
 function client(service: ServiceProcess, tenant: string) {
   const call = (method: string, path: string, body?: string): Promise<Response> =>
-    fetch(`${service.url}${path}`, {
+    fetch(`http://127.0.0.1:${service.port}${path}`, {
       method,
       headers: {
         Authorization: `Bearer ${TOKEN}-${tenant}`,
@@ -29,6 +29,8 @@ function client(service: ServiceProcess, tenant: string) {
 }
 
 describe('The service on Redis, as processes', function () {
+  // Each service process starts through tsx; two cores are shared with other work.
+  this.timeout(60_000);
   const tenants = ['restart', 'race', 'outage'];
   let redis: RedisProcess;
   let close: (() => Promise<void>) | undefined;
@@ -110,7 +112,7 @@ describe('The service on Redis, as processes', function () {
         message: 'storage is unavailable',
       });
     }
-    expect((await fetch(`${service.url}/readyz`)).status).to.equal(503);
+    expect((await fetch(`http://127.0.0.1:${service.port}/readyz`)).status).to.equal(503);
 
     await redis.start();
     let listed = await api.list();

@@ -1,0 +1,3 @@
+import { describeHttpContract } from './http-contract.js';
+
+describeHttpContract('memory', async () => ({ kind: 'memory' }));
