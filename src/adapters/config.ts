@@ -69,8 +69,9 @@ function parseTokens(text: string | undefined): StaticToken[] {
     }
     if (seen.has(token)) throw new ConfigError(`${where}.token repeats an earlier entry's token`);
     seen.add(token);
-    if (typeof tenant !== 'string' || tenant === '') {
-      throw new ConfigError(`${where}.tenant must be a non-empty string`);
+    // Unpaired surrogates cannot be stored as UTF-8, so two such tenants could merge in a store.
+    if (typeof tenant !== 'string' || tenant === '' || /\p{Cs}/u.test(tenant)) {
+      throw new ConfigError(`${where}.tenant must be a non-empty string of well-formed Unicode`);
     }
     if (!Array.isArray(scopes) || !scopes.every(isScope)) {
       throw new ConfigError(`${where}.scopes must be an array of "plants:read" and "plants:write"`);
