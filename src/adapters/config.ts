@@ -1,8 +1,12 @@
 import { isScope, type Scope } from '../domain/caller.js';
 import { parsePublicKey } from './auth/public-key.js';
+import { parseRedisUrl, RedisUrlError } from './storage/redis/redis-url.js';
 
 export type StorageConfig =
-  { kind: 'memory' } | { kind: 'redis'; url: string } | { kind: 'mongodb'; url: string };
+  | { kind: 'memory' }
+  /** `prefix` goes before every Redis key (default `plant-store:`). */
+  | { kind: 'redis'; url: string; prefix?: string }
+  | { kind: 'mongodb'; url: string };
 
 export interface StaticToken {
   token: string;
@@ -97,8 +101,9 @@ function parseTokens(text: string | undefined): StaticToken[] {
     }
     if (seen.has(token)) throw new ConfigError(`${where}.token repeats an earlier entry's token`);
     seen.add(token);
-    if (typeof tenant !== 'string' || tenant === '') {
-      throw new ConfigError(`${where}.tenant must be a non-empty string`);
+    // Unpaired surrogates cannot be stored as UTF-8, so two such tenants could merge in a store.
+    if (typeof tenant !== 'string' || tenant === '' || /\p{Cs}/u.test(tenant)) {
+      throw new ConfigError(`${where}.tenant must be a non-empty string of well-formed Unicode`);
     }
     if (!Array.isArray(scopes) || !scopes.every(isScope)) {
       throw new ConfigError(`${where}.scopes must be an array of "plants:read" and "plants:write"`);
@@ -121,13 +126,30 @@ function parseInteger(
   return Number(text);
 }
 
+function parseRedisStorage(env: NodeJS.ProcessEnv): StorageConfig {
+  const url = env.REDIS_URL || 'redis://127.0.0.1:6379';
+  try {
+    parseRedisUrl(url);
+  } catch (error) {
+    if (!(error instanceof RedisUrlError)) throw error;
+    throw new ConfigError(`REDIS_URL ${error.message}`);
+  }
+  const prefix = env.PLANT_STORE_REDIS_PREFIX;
+  if (prefix === undefined || prefix === '') return { kind: 'redis', url };
+  // A brace would move the cluster hash tag that keeps a tenant's keys in one slot.
+  if (/[{}]/.test(prefix)) {
+    throw new ConfigError(`PLANT_STORE_REDIS_PREFIX must not contain { or } (got "${prefix}")`);
+  }
+  return { kind: 'redis', url, prefix };
+}
+
 function parseStorage(env: NodeJS.ProcessEnv): StorageConfig {
   const kind = env.PLANT_STORE_STORAGE || 'memory';
   switch (kind) {
     case 'memory':
       return { kind };
     case 'redis':
-      return { kind, url: env.REDIS_URL || 'redis://127.0.0.1:6379' };
+      return parseRedisStorage(env);
     case 'mongodb':
       return { kind, url: env.MONGODB_URL || 'mongodb://127.0.0.1:27017/plant_store' };
     default:

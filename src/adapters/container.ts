@@ -50,7 +50,10 @@ export async function buildContainer(config: Config, overrides: Overrides = {}):
   container.bind(TOKENS.Logger).toConstantValue(overrides.logger ?? createLogger(config.logLevel));
   container
     .bind(TOKENS.PlantStore)
-    .toResolvedValue(() => overrides.store ?? createPlantStore(config.storage));
+    .toResolvedValue(
+      (logger: Logger) => overrides.store ?? createPlantStore(config.storage, { logger }),
+      [TOKENS.Logger],
+    );
   container
     .bind(TOKENS.TokenStore)
     .toResolvedValue(() => overrides.tokenStore ?? createTokenStore(config));

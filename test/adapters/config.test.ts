@@ -180,6 +180,11 @@ describe('loadConfig', () => {
       /^PLANT_STORE_TOKENS\[0\]\.tenant/,
     ],
     [
+      'a tenant with an unpaired surrogate',
+      { PLANT_STORE_TOKENS: JSON.stringify([token({ tenant: 'a\ud800' })]) },
+      /^PLANT_STORE_TOKENS\[0\]\.tenant/,
+    ],
+    [
       'an unknown scope',
       { PLANT_STORE_TOKENS: JSON.stringify([token({ scopes: ['plants:admin'] })]) },
       /^PLANT_STORE_TOKENS\[0\]\.scopes/,

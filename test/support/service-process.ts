@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** `npm start` in a child process (through tsx, so no build is needed): the service as users run it. */
@@ -15,8 +16,7 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-/** Starts `src/main.ts` on a free port with the given environment; resolves once it listens. */
-export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
+function spawnMain(env: Record<string, string>): ChildProcessByStdio<null, Readable, Readable> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
@@ -24,6 +24,12 @@ export async function startService(env: Record<string, string>): Promise<Service
   });
   live.add(child);
   child.once('exit', () => live.delete(child));
+  return child;
+}
+
+/** Starts `src/main.ts` on a free port with the given environment; resolves once it listens. */
+export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawnMain(env);
   let output = '';
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(
@@ -59,4 +65,16 @@ export async function startService(env: Record<string, string>): Promise<Service
       clearTimeout(timer);
     },
   };
+}
+
+/** Runs `src/main.ts` expecting start-up to fail; resolves its exit code and what it wrote to stderr. */
+export async function failedStart(
+  env: Record<string, string>,
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawnMain(env);
+  let stderr = '';
+  child.stdout.resume();
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stderr };
 }
