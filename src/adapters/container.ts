@@ -21,8 +21,8 @@ export const TOKENS = {
   Config: Symbol('Config') as ServiceIdentifier<Config>,
   Logger: Symbol('Logger') as ServiceIdentifier<Logger>,
   PlantStore: Symbol('PlantStore') as ServiceIdentifier<PlantStore>,
-  /** Managed tokens; undefined when the configured storage keeps none in this build. */
-  TokenStore: Symbol('TokenStore') as ServiceIdentifier<TokenStore | undefined>,
+  /** Managed tokens, kept by the configured storage (a file with memory). */
+  TokenStore: Symbol('TokenStore') as ServiceIdentifier<TokenStore>,
   TokenVerifier: Symbol('TokenVerifier') as ServiceIdentifier<TokenVerifier>,
   PlantUseCases: Symbol('PlantUseCases') as ServiceIdentifier<PlantUseCases>,
   HttpApp: Symbol('HttpApp') as ServiceIdentifier<HttpApp>,
@@ -58,16 +58,14 @@ export async function buildContainer(config: Config, overrides: Overrides = {}):
     .bind(TOKENS.TokenStore)
     .toResolvedValue(() => overrides.tokenStore ?? createTokenStore(config));
   container.bind(TOKENS.TokenVerifier).toResolvedValue(
-    (tokenStore: TokenStore | undefined, logger: Logger) =>
+    (tokenStore: TokenStore, logger: Logger) =>
       overrides.tokens ??
       new CompositeTokenVerifier({
         static: new StaticTokenVerifier(config.tokens),
-        managed:
-          tokenStore &&
-          new ManagedTokenVerifier(tokenStore, {
-            logger,
-            ttlMs: (config.tokenCacheSeconds ?? 5) * 1000,
-          }),
+        managed: new ManagedTokenVerifier(tokenStore, {
+          logger,
+          ttlMs: (config.tokenCacheSeconds ?? 5) * 1000,
+        }),
         jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
       }),
     [TOKENS.TokenStore, TOKENS.Logger],
@@ -85,12 +83,18 @@ export async function buildContainer(config: Config, overrides: Overrides = {}):
 
   // Opening the store here makes a bad URL fail start-up, not the first request.
   const store = await container.getAsync(TOKENS.PlantStore);
-  const tokenStore = await container.getAsync(TOKENS.TokenStore);
+  let tokenStore: TokenStore;
+  try {
+    tokenStore = await container.getAsync(TOKENS.TokenStore);
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   return {
     container,
     async dispose() {
       await store.close();
-      await tokenStore?.close();
+      await tokenStore.close();
       await container.unbindAllAsync();
     },
   };

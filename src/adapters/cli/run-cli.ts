@@ -82,12 +82,6 @@ export async function runCli(
     if (wantsHelp(args)) return help(io, tokens.help);
     const config = loadConfig(env);
     const store = await createTokenStore(config);
-    if (store === undefined) {
-      io.err(
-        `plant-store: managed tokens are not available with PLANT_STORE_STORAGE=${config.storage.kind} in this build`,
-      );
-      return EXIT.failure;
-    }
     try {
       return await tokens.run(store, args, io, config);
     } finally {

@@ -26,16 +26,7 @@ export async function serve(loaded: Config): Promise<void> {
   const config = withDevelopmentToken(loaded);
   const { container, dispose } = await buildContainer(config);
   const logger = container.get(TOKENS.Logger);
-  const tokenStore = await container.getAsync(TOKENS.TokenStore);
-  if (config.tokens.length === 0 && tokenStore === undefined && config.jwt === undefined) {
-    logger.warn({}, 'no tokens configured: every /plants request will answer 401');
-  }
-  if (tokenStore === undefined) {
-    logger.warn(
-      { storage: config.storage.kind },
-      'managed tokens are not available with this storage',
-    );
-  } else if (config.storage.kind === 'memory') {
+  if (config.storage.kind === 'memory') {
     logger.info({ tokenFile: config.tokenFile }, 'managed tokens are read from the token file');
   }
   const app = await container.getAsync(TOKENS.HttpApp);

@@ -160,14 +160,17 @@ describe('runCli (the plant-store command line)', () => {
     expect(revoked.stdout).to.not.include(created.stdout.slice(21));
   });
 
-  it('when the storage is unusable or not available, then it exits 1 with one line naming the problem', async () => {
+  it('when the storage is unusable or unreachable, then it exits 1 with one line naming the problem', async () => {
     const notADirectory = join(directory, 'plain-file');
     writeFileSync(notADirectory, '');
 
     const unreachable = await run(['tokens', 'create', '--tenant', 't', '--scope', 'plants:read'], {
       PLANT_STORE_TOKEN_FILE: join(notADirectory, 'tokens.json'),
     });
-    const unsupported = await run(['tokens', 'list'], { PLANT_STORE_STORAGE: 'redis' });
+    const redisDown = await run(['tokens', 'list'], {
+      PLANT_STORE_STORAGE: 'redis',
+      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+    });
     const mongoDown = await run(['tokens', 'list'], {
       PLANT_STORE_STORAGE: 'mongodb',
       MONGODB_URL: `mongodb://127.0.0.1:${await freePort()}/plant_store`,
@@ -175,8 +178,10 @@ describe('runCli (the plant-store command line)', () => {
 
     expect(unreachable.code).to.equal(1);
     expect(unreachable.stderr).to.match(/^plant-store: the token file .* cannot be used: [^\n]*$/);
-    expect(unsupported.code).to.equal(1);
-    expect(unsupported.stderr).to.match(/^plant-store: managed tokens are not available .*redis/);
+    expect(redisDown.code).to.equal(1);
+    expect(redisDown.stderr).to.match(
+      /^plant-store: Redis at 127\.0\.0\.1:\d+ is not ready after [^\n]*$/,
+    );
     expect([mongoDown.code, mongoDown.stderr]).to.deep.equal([
       1,
       `plant-store: MongoDB at ${mongoDown.stderr.match(/at (\S+) /)?.[1]} (MONGODB_URL) is unreachable`,
