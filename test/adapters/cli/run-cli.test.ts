@@ -164,17 +164,21 @@ describe('runCli (the plant-store command line)', () => {
     const notADirectory = join(directory, 'plain-file');
     writeFileSync(notADirectory, '');
 
-    const unreachable = await run(['tokens', 'create', '--tenant', 't', '--scope', 'plants:read'], {
-      PLANT_STORE_TOKEN_FILE: join(notADirectory, 'tokens.json'),
-    });
-    const redisDown = await run(['tokens', 'list'], {
-      PLANT_STORE_STORAGE: 'redis',
-      REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-    });
-    const mongoDown = await run(['tokens', 'list'], {
-      PLANT_STORE_STORAGE: 'mongodb',
-      MONGODB_URL: `mongodb://127.0.0.1:${await freePort()}/plant_store`,
-    });
+    const [redisPort, mongoPort] = [await freePort(), await freePort()];
+
+    const [unreachable, redisDown, mongoDown] = await Promise.all([
+      run(['tokens', 'create', '--tenant', 't', '--scope', 'plants:read'], {
+        PLANT_STORE_TOKEN_FILE: join(notADirectory, 'tokens.json'),
+      }),
+      run(['tokens', 'list'], {
+        PLANT_STORE_STORAGE: 'redis',
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+      }),
+      run(['tokens', 'list'], {
+        PLANT_STORE_STORAGE: 'mongodb',
+        MONGODB_URL: `mongodb://127.0.0.1:${mongoPort}/plant_store`,
+      }),
+    ]);
 
     expect(unreachable.code).to.equal(1);
     expect(unreachable.stderr).to.match(/^plant-store: the token file .* cannot be used: [^\n]*$/);
