@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { expect } from 'chai';
 import { issueToken } from '../../src/adapters/auth/managed-tokens.js';
@@ -21,7 +24,7 @@ describe('buildContainer: the default token verifier', () => {
     await provider.close();
   });
 
-  async function serve(config: Partial<Config>, tokenStore: MemoryTokenStore) {
+  async function serve(config: Partial<Config>, tokenStore?: MemoryTokenStore) {
     const wiring: Wiring = await buildContainer(
       {
         port: 0,
@@ -32,25 +35,24 @@ describe('buildContainer: the default token verifier', () => {
         rateLimit: 0,
         ...config,
       },
-      { tokenStore },
+      tokenStore ? { tokenStore } : {},
     );
     const server: Server = createServer(
       (await wiring.container.getAsync(TOKENS.HttpApp)).callback(),
     );
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    const status = async (token: string) =>
-      (
-        await send((server.address() as { port: number }).port, 'GET', '/plants', {
-          headers: [['Authorization', `Bearer ${token}`]],
-        })
-      ).status;
+    const get = (token: string) =>
+      send((server.address() as { port: number }).port, 'GET', '/plants', {
+        headers: [['Authorization', `Bearer ${token}`]],
+      });
+    const status = async (token: string) => (await get(token)).status;
     const close = async () => {
       server.closeAllConnections();
       server.close();
       await wiring.dispose();
     };
-    return { status, close };
+    return { get, status, close };
   }
 
   it('when JWTs are configured, then static, managed and JWT tokens are each accepted', async () => {
@@ -80,6 +82,25 @@ describe('buildContainer: the default token verifier', () => {
       expect(await api.status(STATIC)).to.equal(200);
     } finally {
       await api.close();
+    }
+  });
+
+  it('when the token file cannot be read, then a managed token answers 503 without naming the file', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'plant-store-container-'));
+    const tokenFile = join(directory, 'tokens.json');
+    writeFileSync(tokenFile, 'not json');
+    const api = await serve({ tokenFile });
+    try {
+      const response = await api.get(`pst_0123456789abcdef_${'A'.repeat(43)}`);
+
+      expect([response.status, JSON.parse(response.text)]).to.deep.equal([
+        503,
+        { error: 50301, message: 'storage is unavailable' },
+      ]);
+      expect(await api.status(STATIC)).to.equal(200);
+    } finally {
+      await api.close();
+      rmSync(directory, { recursive: true, force: true });
     }
   });
 });

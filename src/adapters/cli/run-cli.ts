@@ -111,7 +111,9 @@ function failure(error: unknown, io: Io, usage: string, starting: boolean): numb
   }
   // Configuration errors are one line naming the variable; a failing start says so first.
   if (error instanceof ConfigError || (isPlantError(error) && !starting)) {
-    io.err(`plant-store: ${error.message}`);
+    // An operator may see what an HTTP caller may not: the cause names the file or server.
+    const { cause } = error;
+    io.err(`plant-store: ${cause instanceof Error ? cause.message : error.message}`);
     return EXIT.failure;
   }
   const what = starting ? 'failed to start' : 'failed';

@@ -60,7 +60,7 @@ describe('FileTokenStore', () => {
     );
   });
 
-  it('when the file is not a token file, then lookups reject as storage-unavailable naming it', async () => {
+  it('when the file is not a token file, then lookups reject as storage-unavailable, naming it only in the cause', async () => {
     const path = join(directory, 'corrupt.json');
     writeFileSync(path, '{"tokens": "nope"}');
 
@@ -70,7 +70,17 @@ describe('FileTokenStore', () => {
     );
 
     expect(isPlantError(error) && error.code).to.equal('storage-unavailable');
-    expect((error as Error).message).to.include(path);
+    expect((error as Error).message).to.equal('storage is unavailable');
+    expect(((error as Error).cause as Error).message).to.include(path);
+  });
+
+  it('when the last-use file is damaged, then lookups still work, without last use', async () => {
+    const path = join(directory, 'damaged-used', 'tokens.json');
+    const store = new FileTokenStore(path);
+    await store.create(token);
+    writeFileSync(`${path}.last-used`, `{"${token.id}": "yesterday"}`);
+
+    expect(await store.find(token.id)).to.deep.equal(token);
   });
 
   it('when the file does not exist, then the store is empty', async () => {

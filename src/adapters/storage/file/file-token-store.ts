@@ -69,12 +69,12 @@ export class FileTokenStore implements TokenStore {
     return `${this.path}.last-used`;
   }
 
+  /** A safe message for callers (it may reach an HTTP answer); the cause names the file and the reason. */
   private unavailable(error: unknown): PlantError {
     const reason = error instanceof Error ? error.message : String(error);
-    return new PlantError(
-      'storage-unavailable',
-      `the token file ${this.path} cannot be used: ${reason}`,
-    );
+    const unavailable = new PlantError('storage-unavailable', 'storage is unavailable');
+    unavailable.cause = new Error(`the token file ${this.path} cannot be used: ${reason}`);
+    return unavailable;
   }
 
   /** The parsed file, re-read only when it changed (a rename gives it a new inode). */
@@ -89,7 +89,7 @@ export class FileTokenStore implements TokenStore {
       const rows = file ? parseRows(await readFile(this.path, 'utf8')) : [];
       const lastUsed = used ? await this.readUsed() : {};
       const tokens = new Map(
-        rows.map((row) => [row.id as string, fromRow(row, date(lastUsed[row.id as string]))]),
+        rows.map((row) => [row.id as string, fromRow(row, lastUse(lastUsed[row.id as string]))]),
       );
       this.cache = { key, tokens };
       return tokens;
@@ -192,6 +192,12 @@ export class FileTokenStore implements TokenStore {
   async close(): Promise<void> {
     this.cache = undefined;
   }
+}
+
+/** A recorded last use, or undefined when absent or unreadable (it is informative only). */
+function lastUse(value: unknown): Date | undefined {
+  const parsed = typeof value === 'string' ? new Date(value) : undefined;
+  return parsed && !Number.isNaN(parsed.getTime()) ? parsed : undefined;
 }
 
 function missing(error: NodeJS.ErrnoException): undefined {
