@@ -1,5 +1,5 @@
 import { MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
-import { PlantError } from '../../../domain/errors.js';
+import { withinDeadline as sharedDeadline } from '../deadline.js';
 
 /** MongoDB's duplicate-key error code (E11000). */
 export const DUPLICATE_KEY = 11000;
@@ -38,27 +38,6 @@ export function isOutage(error: unknown): boolean {
   return typeof error.code === 'number' && TRANSIENT_CODES.has(error.code);
 }
 
-/** The domain's outage error; driver text never reaches a caller. */
-export const storageUnavailable = (): PlantError =>
-  new PlantError('storage-unavailable', 'storage is unavailable');
-
-/** The longest a store operation may take before it rejects with storage-unavailable. */
-export const OPERATION_DEADLINE_MS = 2000;
-
-/** Runs one driver call within the deadline; outages become storage-unavailable, the rest propagate. */
-export async function withinDeadline<T>(operation: () => Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const work = operation();
-  // A call that loses the race still settles later; its outcome is no longer anyone's business.
-  work.catch(() => {});
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(storageUnavailable()), OPERATION_DEADLINE_MS);
-  });
-  try {
-    return await Promise.race([work, deadline]);
-  } catch (error) {
-    throw isOutage(error) ? storageUnavailable() : error;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Runs one driver call within the store deadline; outages become storage-unavailable. */
+export const withinDeadline = <T>(operation: () => Promise<T>): Promise<T> =>
+  sharedDeadline(operation(), isOutage);

@@ -3,8 +3,7 @@ import { describeRedisTarget, type RedisTarget } from './redis-url.js';
 
 export type RedisClient = Redis | Cluster;
 
-/** The longest a store operation may wait on Redis before it answers storage-unavailable. */
-export const OPERATION_DEADLINE_MS = 2000;
+export { OPERATION_DEADLINE_MS } from '../deadline.js';
 
 // Every wait is bounded so that a request fails fast (503) instead of hanging on a lost server:
 // no offline queue (a command issued while disconnected fails at once instead of running later,

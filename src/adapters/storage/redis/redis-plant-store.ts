@@ -1,5 +1,4 @@
 import type { Result } from 'ioredis';
-import { PlantError } from '../../../domain/errors.js';
 import type { PlantId } from '../../../domain/plant-id.js';
 import type { StoredPlant } from '../../../domain/plant.js';
 import type { Logger } from '../../../ports/logger.js';
@@ -11,6 +10,7 @@ import {
   untilReady,
   type RedisClient,
 } from './redis-client.js';
+import { withinDeadline } from '../deadline.js';
 import {
   afterBound,
   decodeMember,
@@ -52,9 +52,6 @@ const LONE_SURROGATE = /\p{Cs}/u;
 function checkPrefix(prefix: string): void {
   if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
 }
-
-const unavailable = (): PlantError =>
-  new PlantError('storage-unavailable', 'storage is unavailable');
 
 /**
  * Plants in Redis: one sorted set per tenant, all scores 0, each member `<encoded id>:<JSON>` (see
@@ -130,20 +127,8 @@ export class RedisPlantStore implements PlantStore {
   }
 
   /** Translates "Redis cannot be reached" into storage-unavailable, and caps the wait whatever the client does. */
-  private async bounded<T>(command: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable()), OPERATION_DEADLINE_MS);
-    });
-    try {
-      return await Promise.race([command, deadline]);
-    } catch (error) {
-      throw isUnavailableError(error) ? unavailable() : error;
-    } finally {
-      clearTimeout(timer);
-      // A command that loses the race may still fail later; its rejection is already answered.
-      command.catch(() => undefined);
-    }
+  private bounded<T>(command: Promise<T>): Promise<T> {
+    return withinDeadline(command, isUnavailableError);
   }
 }
 

@@ -1,6 +1,6 @@
+import { PlantError } from '../../../domain/errors.js';
 import type { Result } from 'ioredis';
 import { isScope } from '../../../domain/caller.js';
-import { PlantError } from '../../../domain/errors.js';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
 import {
@@ -10,6 +10,7 @@ import {
   untilReady,
   type RedisClient,
 } from './redis-client.js';
+import { withinDeadline } from '../deadline.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 import { parseRedisUrl } from './redis-url.js';
 
@@ -38,9 +39,6 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local last = tonumber(redis.call('HGET', KEYS[1], 'lastUsedAt') or '0')
 if tonumber(ARGV[1]) > last then redis.call('HSET', KEYS[1], 'lastUsedAt', ARGV[1]) end
 return 1`;
-
-const unavailable = (): PlantError =>
-  new PlantError('storage-unavailable', 'storage is unavailable');
 
 const ms = (date: Date): string => String(date.getTime());
 const date = (text: string | undefined): Date | undefined =>
@@ -155,18 +153,7 @@ export class RedisTokenStore implements TokenStore {
   }
 
   /** Redis unreachable means storage-unavailable; the wait is capped whatever the client does. */
-  private async bounded<T>(command: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(unavailable()), OPERATION_DEADLINE_MS);
-    });
-    try {
-      return await Promise.race([command, deadline]);
-    } catch (error) {
-      throw isUnavailableError(error) ? unavailable() : error;
-    } finally {
-      clearTimeout(timer);
-      command.catch(() => undefined);
-    }
+  private bounded<T>(command: Promise<T>): Promise<T> {
+    return withinDeadline(command, isUnavailableError);
   }
 }
