@@ -8,10 +8,8 @@ import {
   INDEX_NAME,
   type MongoPlantStore,
 } from '../../../src/adapters/storage/mongodb/mongo-plant-store.js';
-import {
-  databaseName,
-  openMongoPlantStore,
-} from '../../../src/adapters/storage/mongodb/open-mongo-plant-store.js';
+import { databaseName } from '../../../src/adapters/storage/mongodb/mongo-client.js';
+import { openMongoPlantStore } from '../../../src/adapters/storage/mongodb/open-mongo-plant-store.js';
 import { isPlantError, type PlantError } from '../../../src/domain/errors.js';
 import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../src/domain/plant-id.js';
 import { freePort } from '../../support/free-port.js';

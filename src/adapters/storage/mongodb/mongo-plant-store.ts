@@ -1,9 +1,4 @@
-import {
-  MongoServerError,
-  type Collection,
-  type MongoClient,
-  type MongoClientOptions,
-} from 'mongodb';
+import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
 import type { PlantId } from '../../../domain/plant-id.js';
 import type { StoredPlant } from '../../../domain/plant.js';
 import type { PlantStore } from '../../../ports/plant-store.js';
@@ -19,19 +14,6 @@ export interface PlantDocument {
 
 export const COLLECTION = 'plants';
 export const INDEX_NAME = 'tenant_1_id_1';
-
-/**
- * Bounded waits: an unreachable server fails server selection after 1.5 s, a silent one the
- * socket after 2 s. (`timeoutMS`, CSOT, is deprecated and ignored by driver 7.x.)
- */
-export const CLIENT_OPTIONS: MongoClientOptions = {
-  useBigInt64: true,
-  serverSelectionTimeoutMS: 1500,
-  connectTimeoutMS: 1500,
-  socketTimeoutMS: 2000,
-  waitQueueTimeoutMS: 1500,
-  appName: 'plant-store',
-};
 
 // Never _id or tenant: a listed document is exactly a StoredPlant.
 const PROJECTION = { _id: 0, id: 1, name: 1, tag: 1 } as const;

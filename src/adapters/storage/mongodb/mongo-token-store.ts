@@ -1,11 +1,9 @@
-import { MongoClient, MongoServerError, type Collection } from 'mongodb';
-import { PlantError } from '../../../domain/errors.js';
+import type { MongoClient } from 'mongodb';
+import { MongoServerError, type Collection } from 'mongodb';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import { ConfigError } from '../../config.js';
 import { DUPLICATE_KEY, isOutage, withinDeadline } from './mongo-errors.js';
-import { CLIENT_OPTIONS } from './mongo-plant-store.js';
-import { databaseName } from './open-mongo-plant-store.js';
+import { openCollection, unreachableAtStartup } from './mongo-client.js';
 
 /** A managed token as stored: the token's id is the document's `_id`. */
 interface TokenDocument extends Omit<ManagedToken, 'id' | 'scopes'> {
@@ -103,23 +101,13 @@ export class MongoTokenStore implements TokenStore {
 
 /** Connects and makes sure the listing index exists; fails fast, naming MONGODB_URL, when unreachable. */
 export async function openMongoTokenStore(url: string): Promise<MongoTokenStore> {
-  let client: MongoClient;
-  try {
-    client = new MongoClient(url, CLIENT_OPTIONS);
-  } catch (error) {
-    throw new ConfigError(
-      `MONGODB_URL is not a valid MongoDB connection string: ${(error as Error).message}`,
-    );
-  }
-  const tokens = client.db(databaseName(url)).collection<TokenDocument>(TOKEN_COLLECTION);
+  const { client, collection: tokens } = openCollection<TokenDocument>(url, TOKEN_COLLECTION);
   try {
     await tokens.createIndex({ tenant: 1, createdAt: 1 }, { name: 'tenant_1_createdAt_1' });
   } catch (error) {
     await client.close().catch(() => {});
     if (!isOutage(error)) throw error;
-    // Host names only: the URL may hold credentials.
-    const hosts = client.options.hosts.map(String).join(',');
-    throw new PlantError('storage-unavailable', `MongoDB at ${hosts} (MONGODB_URL) is unreachable`);
+    throw unreachableAtStartup(client);
   }
   return new MongoTokenStore(client, tokens);
 }

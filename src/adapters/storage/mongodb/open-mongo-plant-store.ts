@@ -1,22 +1,13 @@
-import { MongoClient, MongoServerError } from 'mongodb';
-import { PlantError } from '../../../domain/errors.js';
-import { ConfigError } from '../../config.js';
+import type { MongoClient } from 'mongodb';
+import { MongoServerError } from 'mongodb';
+import { openCollection, unreachableAtStartup } from './mongo-client.js';
 import { isOutage } from './mongo-errors.js';
 import {
-  CLIENT_OPTIONS,
   COLLECTION,
   INDEX_NAME,
   MongoPlantStore,
   type PlantDocument,
 } from './mongo-plant-store.js';
-
-export const DEFAULT_DATABASE = 'plant_store';
-
-/** The database named by the URL's path (`mongodb://host/<name>?...`), or `plant_store`. */
-export function databaseName(url: string): string {
-  const path = /^[a-z+]+:\/\/[^/?]*\/([^?]*)/i.exec(url)?.[1] ?? '';
-  return decodeURIComponent(path) || DEFAULT_DATABASE;
-}
 
 /**
  * Connects and makes sure the unique (tenant, id) index exists. Start-up fails fast, with one
@@ -25,15 +16,7 @@ export function databaseName(url: string): string {
  * service that starts and answers 503.
  */
 export async function openMongoPlantStore(url: string): Promise<MongoPlantStore> {
-  let client: MongoClient;
-  try {
-    client = new MongoClient(url, CLIENT_OPTIONS);
-  } catch (error) {
-    throw new ConfigError(
-      `MONGODB_URL is not a valid MongoDB connection string: ${(error as Error).message}`,
-    );
-  }
-  const plants = client.db(databaseName(url)).collection<PlantDocument>(COLLECTION);
+  const { client, collection: plants } = openCollection<PlantDocument>(url, COLLECTION);
   try {
     // Idempotent: creating an index that exists with the same keys and options is a no-op.
     await plants.createIndex({ tenant: 1, id: 1 }, { unique: true, name: INDEX_NAME });
@@ -66,14 +49,7 @@ function isUniqueTenantIdIndex(index: {
 }
 
 function startupError(error: unknown, client: MongoClient): Error {
-  // Host names only: the URL may hold credentials.
-  const hosts = client.options.hosts.map(String).join(',');
-  if (isOutage(error)) {
-    return new PlantError(
-      'storage-unavailable',
-      `MongoDB at ${hosts} (MONGODB_URL) is unreachable; the service needs it to start`,
-    );
-  }
+  if (isOutage(error)) return unreachableAtStartup(client);
   if (error instanceof MongoServerError && (error.code === 85 || error.code === 86)) {
     return new Error(CONFLICT_MESSAGE);
   }
