@@ -68,6 +68,17 @@ describe('main (the executable)', () => {
     );
   });
 
+  it('when HOST cannot be listened on, then it exits 1 with one line naming HOST and PORT', async () => {
+    const { child, output } = start({ HOST: '999.1.1.1' });
+
+    const [code] = await once(child, 'exit');
+
+    expect(code).to.equal(1);
+    expect(output()).to.match(
+      /^plant-store: .*cannot listen on HOST 999\.1\.1\.1, PORT 0 \(ENOTFOUND\)$/m,
+    );
+  });
+
   it('when tokens are configured, then no dev token is generated or printed', async () => {
     const tokens = JSON.stringify([
       { token: 'configured-token-0123456789', tenant: 't', scopes: ['plants:read'] },

@@ -12,7 +12,7 @@ function withDevelopmentToken(config: Config): Config {
   if (config.tokens.length > 0 || config.storage.kind !== 'memory') return config;
   const token = `pst_dev_${randomBytes(24).toString('base64url')}`;
   console.log(
-    `plant-store: PLANT_STORE_TOKENS is not set; development token for tenant "default" (plants:read plants:write):`,
+    `plant-store: no PLANT_STORE_TOKENS configured; development token for tenant "default" (plants:read plants:write):`,
   );
   console.log(`  export TOKEN=${token}`);
   return {
@@ -33,7 +33,13 @@ export async function serve(loaded: Config): Promise<void> {
   const server = createServer(app.callback());
   server.on('clientError', answerClientError);
   server.listen(config.port, config.host);
-  await once(server, 'listening');
+  try {
+    await once(server, 'listening');
+  } catch (error) {
+    await dispose();
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`cannot listen on HOST ${config.host}, PORT ${config.port} (${reason})`);
+  }
   const { port } = server.address() as { port: number };
   logger.info({ host: config.host, port, storage: config.storage.kind }, 'listening');
   console.log(

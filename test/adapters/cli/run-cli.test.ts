@@ -184,7 +184,7 @@ describe('runCli (the plant-store command line)', () => {
     expect(unreachable.stderr).to.match(/^plant-store: the token file .* cannot be used: [^\n]*$/);
     expect(redisDown.code).to.equal(1);
     expect(redisDown.stderr).to.match(
-      /^plant-store: Redis at 127\.0\.0\.1:\d+ is not ready after [^\n]*$/,
+      /^plant-store: Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\) is not ready after [^\n]*$/,
     );
     expect([mongoDown.code, mongoDown.stderr]).to.deep.equal([
       1,

@@ -99,7 +99,7 @@ export function untilReady(client: RedisClient, target: RedisTarget, ms: number)
       client.off('ready', onReady);
       client.off('error', onError);
       const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${describeRedisTarget(target)}`;
-      reject(new Error(`${where} is not ready after ${ms} ms (${lastError})`));
+      reject(new Error(`${where} (REDIS_URL) is not ready after ${ms} ms (${lastError})`));
     }, ms);
     client.on('error', onError);
     client.once('ready', onReady);
