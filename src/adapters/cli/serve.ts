@@ -38,7 +38,9 @@ export async function serve(loaded: Config): Promise<void> {
   } catch (error) {
     await dispose();
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    throw new Error(`cannot listen on HOST ${config.host}, PORT ${config.port} (${reason})`);
+    throw new Error(`cannot listen on HOST ${config.host}, PORT ${config.port} (${reason})`, {
+      cause: error,
+    });
   }
   const { port } = server.address() as { port: number };
   logger.info({ host: config.host, port, storage: config.storage.kind }, 'listening');

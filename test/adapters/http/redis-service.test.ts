@@ -133,6 +133,8 @@ describe('The service on Redis, as processes', function () {
 
     expect(code).to.equal(1);
     expect(stderr.trim().split('\n')).to.have.length(1);
-    expect(stderr).to.match(new RegExp(`Redis at 127\\.0\\.0\\.1:${port} \\(REDIS_URL\\) is not ready after`));
+    expect(stderr).to.match(
+      new RegExp(`Redis at 127\\.0\\.0\\.1:${port} \\(REDIS_URL\\) is not ready after`),
+    );
   });
 });

@@ -42,8 +42,5 @@ export function openCollection<T extends Document>(
 /** The start-up failure for an unreachable server, naming its hosts only: the URL may hold credentials. */
 export function unreachableAtStartup(client: MongoClient): PlantError {
   const hosts = client.options.hosts.map(String).join(',');
-  return new PlantError(
-    'storage-unavailable',
-    `MongoDB at ${hosts} (MONGODB_URL) is unreachable; the service needs it to start`,
-  );
+  return new PlantError('storage-unavailable', `MongoDB at ${hosts} (MONGODB_URL) is unreachable`);
 }
