@@ -76,11 +76,15 @@ function report(profile: Profile): void {
 async function main(): Promise<void> {
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(DIR, { recursive: true });
-  const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${DIR}`, 'dist/main.js'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', PLANT_STORE_TOKENS: benchTokens() },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--cpu-prof', `--cpu-prof-dir=${DIR}`, 'dist/cli.js', 'serve'],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, PORT: '0', PLANT_STORE_TOKENS: benchTokens() },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => (text += chunk));
   while (!LISTENING.test(text)) await new Promise((resolve) => setTimeout(resolve, 50));

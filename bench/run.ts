@@ -61,7 +61,7 @@ const TSX = ['--import', 'tsx'];
 const SERVICE: ServerSpec = {
   key: 'service',
   label: 'service',
-  nodeArgs: ['dist/main.js'],
+  nodeArgs: ['dist/cli.js', 'serve'],
   env: { PLANT_STORE_STORAGE: 'memory' },
 };
 const REFERENCES: ServerSpec[] = [
@@ -80,7 +80,7 @@ const OTHER_STORES: ServerSpec[] = [
         {
           key: `service-${kind}`,
           label: `service (${kind})`,
-          nodeArgs: ['dist/main.js'],
+          nodeArgs: ['dist/cli.js', 'serve'],
           env: { PLANT_STORE_STORAGE: kind, [variable]: url },
         },
       ],
@@ -460,8 +460,8 @@ async function measureScale(target: ScaleTarget): Promise<ScaleRow[]> {
 // ---- main ----
 
 async function main(): Promise<void> {
-  if (!existsSync(`${ROOT}dist/main.js`))
-    throw new Error('dist/main.js is missing: run `npm run build` first (npm run bench does)');
+  if (!existsSync(`${ROOT}dist/cli.js`))
+    throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does)');
   await loaderReady;
   const started = Date.now();
   const out: string[] = [];

@@ -41,6 +41,14 @@ describe('main (the executable)', () => {
       const listed = await send(Number(port), 'GET', '/plants', { headers: auth });
       expect([created.status, listed.text]).to.deep.equal([200, '[{"name":"Started"}]']);
 
+      const huge = await send(Number(port), 'GET', '/plants', {
+        headers: [['X-Big', 'x'.repeat(20000)]],
+      });
+      expect([huge.status, JSON.parse(huge.text)]).to.deep.equal([
+        431,
+        { error: 43101, message: 'request headers are too large' },
+      ]);
+
       child.kill('SIGTERM');
       const [code] = await once(child, 'exit');
       expect(code).to.equal(0);
@@ -57,6 +65,17 @@ describe('main (the executable)', () => {
     expect(code).to.equal(1);
     expect(output().trim()).to.equal(
       'plant-store: PLANT_STORE_STORAGE must be memory, redis or mongodb (got "floppy")',
+    );
+  });
+
+  it('when HOST cannot be listened on, then it exits 1 with one line naming HOST and PORT', async () => {
+    const { child, output } = start({ HOST: '999.1.1.1' });
+
+    const [code] = await once(child, 'exit');
+
+    expect(code).to.equal(1);
+    expect(output()).to.match(
+      /^plant-store: .*cannot listen on HOST 999\.1\.1\.1, PORT 0 \(ENOTFOUND\)$/m,
     );
   });
 

@@ -42,7 +42,8 @@ export function errorHandler(logger: Logger): Middleware {
         );
         problem = new HttpProblem(500, 50001, `unexpected failure; request id ${requestId}`);
       } else if (problem.status === 503) {
-        logger.warn({ method: ctx.method, path: ctx.path, err: error }, 'storage unavailable');
+        // The store adapters log losing and regaining their server once; per request is detail.
+        logger.debug({ method: ctx.method, path: ctx.path }, 'answered 503: storage unavailable');
       }
       ctx.set(problem.headers);
       sendJson(ctx, problem.status, errorBody(problem.code, problem.message));

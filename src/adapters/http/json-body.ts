@@ -19,15 +19,12 @@ export function exactInteger(literal: string): bigint | undefined {
   const allDigits = (whole + fraction).replace(/^0+/, '');
   if (allDigits === '') return 0n;
   const digits = allDigits.replace(/0+$/, '');
-  const exponent = expDigits.replace(/^0+/, '');
-  // An exponent this long puts a non-zero value far outside int64, or makes it a fraction.
-  if (exponent.length > 4) return undefined;
+  // BigInt arithmetic: an exponent of any length is exact (a body holds at most 64 KiB of digits).
   const shift =
-    (expSign === '-' ? -Number(exponent) : Number(exponent)) -
-    fraction.length +
-    (allDigits.length - digits.length);
-  if (shift < 0 || digits.length + shift > 20) return undefined;
-  const value = BigInt(digits + '0'.repeat(shift));
+    BigInt(expSign === '-' ? `-${expDigits}` : expDigits) -
+    BigInt(fraction.length - (allDigits.length - digits.length));
+  if (shift < 0n || BigInt(digits.length) + shift > 20n) return undefined;
+  const value = BigInt(digits + '0'.repeat(Number(shift)));
   return sign === '-' ? -value : value;
 }
 

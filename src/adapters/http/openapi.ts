@@ -56,6 +56,7 @@ export const openApiDocument = {
       '(400 40005, 401) -> rate limit (429) -> scope (403) -> media type (415) -> size (413) -> body syntax',
       '(400 40001) -> fields, query and path (400 40002-40004) -> the store (404 40401, 409, 503).',
       'Every error body is an `Error`; `error` is a stable code whose first three digits are the status.',
+      'Requests refused by the HTTP parser itself answer 431 (43101, headers too large) or 400 (40000, not valid HTTP).',
     ].join('\n'),
   },
   servers: [{ url: '/' }],
@@ -166,8 +167,9 @@ export const openApiDocument = {
         type: 'http',
         scheme: 'bearer',
         description:
-          'Static tokens from PLANT_STORE_TOKENS (see the README). Each stands for a tenant and scopes ' +
-          '(`plants:read`, `plants:write`).',
+          'Static tokens from PLANT_STORE_TOKENS, managed tokens issued by `plant-store tokens create` ' +
+          '(`pst_...`), or JWTs from the configured identity provider (see the README). Each stands for ' +
+          'a tenant and scopes (`plants:read`, `plants:write`).',
       },
     },
     headers: {

@@ -16,6 +16,8 @@ describe('exactInteger', () => {
     ['-9223372036854775808', -(2n ** 63n)],
     ['92233720368547758.07e2', 9223372036854775807n],
     ['1e-00000000000000000000', 1n],
+    [`12${'0'.repeat(10000)}e-10000`, 12n],
+    [`0.${'0'.repeat(10000)}1e10001`, 1n],
   ];
   for (const [literal, value] of integers) {
     it(`when the literal is ${literal}, then it is exactly ${value}`, () => {
@@ -29,6 +31,7 @@ describe('exactInteger', () => {
     '1e-1',
     '1e400',
     '1e99999999999',
+    `1${'0'.repeat(30)}e-31`,
     '-',
     'abc',
     '1.',

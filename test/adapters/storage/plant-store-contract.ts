@@ -4,7 +4,7 @@ import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../src/domain/plant-id.js';
 import type { StoredPlant } from '../../../src/domain/plant.js';
 import type { PlantStore } from '../../../src/ports/plant-store.js';
 
-/** How a suite gets a store; `undefined` from `open` means the server is absent (the harness says why). */
+/** How a suite gets a store; a harness whose server is absent skips or fails through serverMissing before `open`. */
 export interface StoreHarness {
   open(): Promise<PlantStore>;
 }

@@ -1,0 +1,92 @@
+import type { KeyObject } from 'node:crypto';
+import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { isScope, type Caller, type Scope } from '../../domain/caller.js';
+import { PlantError } from '../../domain/errors.js';
+import type { Logger } from '../../ports/logger.js';
+import type { TokenVerifier } from '../../ports/token-verifier.js';
+import type { JwtConfig } from '../config.js';
+import { parsePublicKey } from './public-key.js';
+
+/** How often an unknown `kid` may trigger a JWKS refetch, and how long fetched keys are kept. */
+export const JWKS_COOLDOWN_MS = 30_000;
+export const JWKS_MAX_AGE_MS = 10 * 60_000;
+export const JWKS_TIMEOUT_MS = 5_000;
+
+export interface JwtTokenVerifierOptions {
+  /** Overrides JWKS_COOLDOWN_MS (tests rotate keys faster). */
+  cooldownMs?: number;
+  logger?: Logger;
+}
+
+// Key-set refusals that are the token's fault (no key for its kid or alg): 401. Any other failure
+// of the key set (timeout, no answer, not a JWKS) means the issuer's keys are out of reach: 503.
+const TOKEN_FAULTS = new Set([
+  'ERR_JWKS_NO_MATCHING_KEY',
+  'ERR_JWKS_MULTIPLE_MATCHING_KEYS',
+  'ERR_JOSE_ALG_NOT_ALLOWED',
+  'ERR_JOSE_NOT_SUPPORTED',
+]);
+
+function scopesOf(payload: JWTPayload): Scope[] {
+  const raw = payload.scope !== undefined ? payload.scope : payload.scp;
+  const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
+  // Scopes of other services (openid, email, ...) are ignored, not refused.
+  return [...new Set(words.filter(isScope))];
+}
+
+/**
+ * JWTs from an identity provider, verified with jose: signature with an allowed asymmetric
+ * algorithm, `exp` (required) and `nbf` with a small clock tolerance, `iss` and `aud`. Any failed
+ * check resolves undefined (401); a key set that cannot be fetched rejects as unavailable (503).
+ */
+export class JwtTokenVerifier implements TokenVerifier {
+  private readonly key: JWTVerifyGetKey | KeyObject;
+
+  constructor(
+    private readonly config: JwtConfig,
+    private readonly options: JwtTokenVerifierOptions = {},
+  ) {
+    if (config.keys.kind === 'public-key') {
+      this.key = parsePublicKey(config.keys.key);
+    } else {
+      const remote = createRemoteJWKSet(new URL(config.keys.url), {
+        cooldownDuration: options.cooldownMs ?? JWKS_COOLDOWN_MS,
+        cacheMaxAge: JWKS_MAX_AGE_MS,
+        timeoutDuration: JWKS_TIMEOUT_MS,
+      });
+      this.key = async (header, token) => {
+        try {
+          return await remote(header, token);
+        } catch (error) {
+          if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw error;
+          options.logger?.warn({ err: error }, 'the JWKS could not be fetched');
+          throw new PlantError('storage-unavailable', "the token issuer's keys are unavailable");
+        }
+      };
+    }
+  }
+
+  async verify(token: string): Promise<Caller | undefined> {
+    let payload: JWTPayload;
+    try {
+      const checks = {
+        issuer: this.config.issuer,
+        audience: this.config.audience,
+        algorithms: this.config.algorithms,
+        clockTolerance: this.config.clockToleranceSeconds,
+        requiredClaims: ['exp'],
+      };
+      ({ payload } =
+        typeof this.key === 'function'
+          ? await jwtVerify(token, this.key, checks)
+          : await jwtVerify(token, this.key, checks));
+    } catch (error) {
+      if (error instanceof PlantError) throw error;
+      this.options.logger?.debug({ reason: (error as Error).name }, 'JWT refused');
+      return undefined;
+    }
+    const tenant = payload[this.config.tenantClaim];
+    if (typeof tenant !== 'string' || tenant === '') return undefined;
+    return Object.freeze({ tenant, scopes: Object.freeze(scopesOf(payload)) });
+  }
+}

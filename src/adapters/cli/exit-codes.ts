@@ -1,0 +1,15 @@
+/** Exit codes scripts can rely on (README, "Tokens"). */
+export const EXIT = {
+  ok: 0,
+  /** Configuration, storage or anything unexpected failed. */
+  failure: 1,
+  /** The command line is wrong: unknown command or option, bad value, missing tenant or scope. */
+  usage: 2,
+  /** `tokens revoke` found no token with that id. */
+  notFound: 3,
+} as const;
+
+/** A refusal of the command line; the CLI prints its message and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,168 @@
+import { parseArgs } from 'node:util';
+import { isTokenActive, toSummary, type TokenSummary } from '../../domain/managed-token.js';
+import type { TokenStore } from '../../ports/token-store.js';
+import type { Config } from '../config.js';
+import { issueToken, managedTokenId, TokenRequestError } from '../auth/managed-tokens.js';
+import { parseLifetime } from './duration.js';
+import { EXIT, UsageError } from './exit-codes.js';
+
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+export const TOKENS_HELP = `Usage: plant-store tokens <command> [options]
+
+Manage API tokens in the configured storage (PLANT_STORE_STORAGE; with memory, the file
+PLANT_STORE_TOKEN_FILE, default .plant-store/tokens.json, which the server reads).
+
+Commands:
+  create    issue a token and print it once
+  list      show tokens (never the token or its hash)
+  revoke    revoke a token by id
+
+Run "plant-store tokens <command> --help" for a command's options.`;
+
+export const CREATE_HELP = `Usage: plant-store tokens create --tenant T --scope S [--scope S] [options]
+
+Issues a token and prints it on stdout, once: it is never shown again (only its SHA-256 is stored).
+
+Options:
+  --tenant T         the tenant whose plants the token reaches (required)
+  --scope S          plants:read or plants:write; repeat for both (at least one)
+  --expires-in D     lifetime: 30d, 12h, 45m, 90s, or never (default 90d)
+  --name TEXT        a label for "tokens list" (at most 100 characters)
+  --json             print {"id", "token", ...} as JSON instead of the bare token
+  -h, --help         show this help`;
+
+export const LIST_HELP = `Usage: plant-store tokens list [--tenant T] [--json]
+
+Shows id, name, tenant, scopes, created, expires, last used and status of each token, oldest
+first. Never shows a token or its hash. Last use is recorded at most once a minute per token.
+
+Options:
+  --tenant T         only this tenant's tokens
+  --json             one JSON array instead of a table
+  -h, --help         show this help`;
+
+export const REVOKE_HELP = `Usage: plant-store tokens revoke ID
+
+Revokes the token with this id (the 16 hex digits after "pst_", as "tokens list" shows them; a
+whole token is accepted too). Servers refuse it within PLANT_STORE_TOKEN_CACHE_SECONDS (5 s).
+Exits 3 when no token has this id.
+
+Options:
+  -h, --help         show this help`;
+
+const iso = (date: Date | undefined): string =>
+  date === undefined ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function status(token: TokenSummary, now: Date): string {
+  if (token.revokedAt !== undefined) return 'revoked';
+  return isTokenActive(token, now) ? 'active' : 'expired';
+}
+
+export async function createToken(store: TokenStore, args: string[], io: Io): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      tenant: { type: 'string' },
+      scope: { type: 'string', multiple: true },
+      'expires-in': { type: 'string' },
+      name: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  let lifetime: number | undefined;
+  try {
+    lifetime = parseLifetime(values['expires-in'] ?? '90d');
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const now = new Date();
+  const request = {
+    tenant: values.tenant ?? '',
+    scopes: values.scope ?? [],
+    ...(values.name !== undefined && { name: values.name }),
+    ...(lifetime !== undefined && { expiresAt: new Date(now.getTime() + lifetime) }),
+  };
+  let issued;
+  try {
+    issued = await issueToken(store, request, now);
+  } catch (error) {
+    if (error instanceof TokenRequestError) throw new UsageError(error.message);
+    throw error;
+  }
+  const { token, record } = issued;
+  if (values.json) {
+    io.out(JSON.stringify({ ...toSummary(record), token }));
+  } else {
+    io.out(token);
+  }
+  io.err(
+    `plant-store: created token ${record.id} for tenant "${record.tenant}" (${record.scopes.join(' ')}), ` +
+      `expires ${record.expiresAt ? iso(record.expiresAt) : 'never'}. It is shown once: store it now.`,
+  );
+  return EXIT.ok;
+}
+
+export async function listTokens(store: TokenStore, args: string[], io: Io): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      tenant: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (values.tenant === '') throw new UsageError('--tenant must not be empty');
+  const tokens = await store.list(values.tenant);
+  const now = new Date();
+  if (values.json) {
+    io.out(JSON.stringify(tokens.map((token) => ({ ...token, status: status(token, now) }))));
+    return EXIT.ok;
+  }
+  const rows = [
+    ['ID', 'NAME', 'TENANT', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATUS'],
+    ...tokens.map((t) => [
+      t.id,
+      t.name || '-',
+      t.tenant,
+      t.scopes.join(','),
+      iso(t.createdAt),
+      iso(t.expiresAt),
+      iso(t.lastUsedAt),
+      status(t, now),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) {
+    io.out(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+  return EXIT.ok;
+}
+
+export async function revokeToken(
+  store: TokenStore,
+  args: string[],
+  io: Io,
+  config: Pick<Config, 'tokenCacheSeconds'> = {},
+): Promise<number> {
+  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  if (positionals.length !== 1) throw new UsageError('tokens revoke needs exactly one token id');
+  const given = positionals[0]!;
+  const id = /^[0-9a-f]{16}$/.test(given) ? given : managedTokenId(given);
+  if (id === undefined) {
+    throw new UsageError(`"${given.slice(0, 24)}" is not a token id (16 hex digits)`);
+  }
+  if (!(await store.revoke(id, new Date()))) {
+    io.err(`plant-store: no token with id ${id}`);
+    return EXIT.notFound;
+  }
+  io.out(`revoked token ${id}; servers refuse it within ${config.tokenCacheSeconds ?? 5} s`);
+  return EXIT.ok;
+}

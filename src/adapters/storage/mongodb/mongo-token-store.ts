@@ -1,0 +1,113 @@
+import type { MongoClient } from 'mongodb';
+import { MongoServerError, type Collection } from 'mongodb';
+import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
+import type { TokenStore } from '../../../ports/token-store.js';
+import { DUPLICATE_KEY, isOutage, withinDeadline } from './mongo-errors.js';
+import { openCollection, unreachableAtStartup } from './mongo-client.js';
+
+/** A managed token as stored: the token's id is the document's `_id`. */
+interface TokenDocument extends Omit<ManagedToken, 'id' | 'scopes'> {
+  _id: string;
+  scopes: ManagedToken['scopes'][number][];
+}
+
+export const TOKEN_COLLECTION = 'tokens';
+
+const text = (value: string): string => {
+  // Checked at run time too: an object here could carry a query operator.
+  if (typeof value !== 'string') throw new TypeError('token ids and tenants must be strings');
+  return value;
+};
+
+function toToken({ _id, ...rest }: TokenDocument): ManagedToken {
+  const token: ManagedToken = {
+    id: _id,
+    name: rest.name,
+    tenant: rest.tenant,
+    scopes: [...rest.scopes],
+    digest: rest.digest,
+    createdAt: rest.createdAt,
+  };
+  return {
+    ...token,
+    ...(rest.expiresAt && { expiresAt: rest.expiresAt }),
+    ...(rest.revokedAt && { revokedAt: rest.revokedAt }),
+    ...(rest.lastUsedAt && { lastUsedAt: rest.lastUsedAt }),
+  };
+}
+
+/** Managed tokens in MongoDB, one document per token, beside the plants of the same database. */
+export class MongoTokenStore implements TokenStore {
+  constructor(
+    private readonly client: MongoClient,
+    private readonly tokens: Collection<TokenDocument>,
+  ) {}
+
+  async create(token: ManagedToken): Promise<boolean> {
+    const { id: _id, ...rest } = token;
+    return withinDeadline(async () => {
+      try {
+        await this.tokens.insertOne({ _id: text(_id), ...rest, scopes: [...rest.scopes] });
+        return true;
+      } catch (error) {
+        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+        throw error;
+      }
+    });
+  }
+
+  async find(tokenId: string): Promise<ManagedToken | undefined> {
+    const document = await withinDeadline(() => this.tokens.findOne({ _id: text(tokenId) }));
+    return document === null ? undefined : toToken(document);
+  }
+
+  async list(tenant?: string): Promise<TokenSummary[]> {
+    const filter = tenant === undefined ? {} : { tenant: text(tenant) };
+    const documents = await withinDeadline(() =>
+      this.tokens
+        .find(filter, { projection: { digest: 0 }, sort: { createdAt: 1, _id: 1 } })
+        .toArray(),
+    );
+    // The projection keeps digests on the server; toSummary drops the placeholder.
+    return documents.map((document) => toSummary(toToken({ ...document, digest: '' })));
+  }
+
+  async revoke(tokenId: string, at: Date): Promise<boolean> {
+    return withinDeadline(async () => {
+      const { matchedCount } = await this.tokens.updateOne(
+        { _id: text(tokenId), revokedAt: { $exists: false } },
+        { $set: { revokedAt: at } },
+      );
+      return matchedCount === 1 || (await this.tokens.countDocuments({ _id: tokenId })) === 1;
+    });
+  }
+
+  async markUsed(tokenId: string, at: Date): Promise<void> {
+    await withinDeadline(() =>
+      this.tokens.updateOne(
+        {
+          _id: text(tokenId),
+          $or: [{ lastUsedAt: { $exists: false } }, { lastUsedAt: { $lt: at } }],
+        },
+        { $set: { lastUsedAt: at } },
+      ),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** Connects and makes sure the listing index exists; fails fast, naming MONGODB_URL, when unreachable. */
+export async function openMongoTokenStore(url: string): Promise<MongoTokenStore> {
+  const { client, collection: tokens } = openCollection<TokenDocument>(url, TOKEN_COLLECTION);
+  try {
+    await tokens.createIndex({ tenant: 1, createdAt: 1 }, { name: 'tenant_1_createdAt_1' });
+  } catch (error) {
+    await client.close().catch(() => {});
+    if (!isOutage(error)) throw error;
+    throw unreachableAtStartup(client);
+  }
+  return new MongoTokenStore(client, tokens);
+}

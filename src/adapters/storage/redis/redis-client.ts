@@ -1,0 +1,107 @@
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { describeRedisTarget, type RedisTarget } from './redis-url.js';
+
+export type RedisClient = Redis | Cluster;
+
+export { OPERATION_DEADLINE_MS } from '../deadline.js';
+
+// Every wait is bounded so that a request fails fast (503) instead of hanging on a lost server:
+// no offline queue (a command issued while disconnected fails at once instead of running later,
+// after its caller was told it failed), no resend of commands lost with a connection, a timeout
+// for a server that accepts but does not answer. Reconnection itself never gives up.
+const BOUNDED = {
+  connectTimeout: 1000,
+  commandTimeout: 1500,
+  socketTimeout: 2000,
+  maxRetriesPerRequest: 0,
+  autoResendUnfulfilledCommands: false,
+  enableOfflineQueue: false,
+} satisfies RedisOptions;
+
+// Reconnect quickly after a restart, then every second at most.
+const reconnectDelay = (attempt: number): number => Math.min(50 * attempt, 1000);
+
+/** Builds the client for the target; it connects in the background and reconnects by itself. */
+export function createRedisClient(target: RedisTarget): RedisClient {
+  const auth = {
+    ...(target.username === undefined ? {} : { username: target.username }),
+    ...(target.password === undefined ? {} : { password: target.password }),
+    ...(target.tls ? { tls: {} } : {}),
+  };
+  if (!target.cluster) {
+    return new Redis({
+      ...BOUNDED,
+      ...auth,
+      ...target.nodes[0]!,
+      db: target.db,
+      retryStrategy: reconnectDelay,
+    });
+  }
+  const { enableOfflineQueue, ...perNode } = BOUNDED;
+  return new Cluster(target.nodes, {
+    enableOfflineQueue,
+    clusterRetryStrategy: reconnectDelay,
+    // Nodes reconnect by themselves too, so that a restarted master is used again at once.
+    clusterNodeRetryStrategy: reconnectDelay,
+    slotsRefreshTimeout: 1000,
+    redisOptions: { ...perNode, ...auth },
+  });
+}
+
+const UNAVAILABLE_NAMES = new Set([
+  'MaxRetriesPerRequestError',
+  'AbortError',
+  'ClusterAllFailedError',
+]);
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+// ioredis's own messages for a lost, closed or unready connection, and the Redis replies that mean
+// "not now" (loading, failover, cluster resharding or down, a busy script).
+const UNAVAILABLE_MESSAGE =
+  /^(?:Command timed out|Connection is closed|Stream isn't writeable|Cluster isn't ready|Cluster is (?:disconnected|disconnecting|ended)|None of startup nodes|Too many Cluster redirections|Socket timeout|connect ETIMEDOUT|Failed to refresh slots cache|Node is disconnected|No master node|LOADING|BUSY |TRYAGAIN|CLUSTERDOWN|MASTERDOWN|READONLY)/;
+
+/** Whether an error from ioredis means that Redis cannot be reached now (as opposed to a bug). */
+export function isUnavailableError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const { code } = error as { code?: unknown };
+  return (
+    UNAVAILABLE_NAMES.has(error.name) ||
+    (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) ||
+    UNAVAILABLE_MESSAGE.test(error.message)
+  );
+}
+
+/**
+ * Resolves once the client is ready; rejects with a one-line message naming the nodes (never the
+ * password) and the last connection error when it is not ready within `ms`.
+ */
+export function untilReady(client: RedisClient, target: RedisTarget, ms: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    let lastError = 'no answer';
+    const onError = (error: Error): void => {
+      lastError = error.message;
+    };
+    const onReady = (): void => {
+      clearTimeout(timer);
+      client.off('error', onError);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      client.off('ready', onReady);
+      client.off('error', onError);
+      const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${describeRedisTarget(target)}`;
+      reject(new Error(`${where} (REDIS_URL) is not ready after ${ms} ms (${lastError})`));
+    }, ms);
+    client.on('error', onError);
+    client.once('ready', onReady);
+  });
+}

@@ -1,0 +1,159 @@
+import { PlantError } from '../../../domain/errors.js';
+import type { Result } from 'ioredis';
+import { isScope } from '../../../domain/caller.js';
+import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
+import type { TokenStore } from '../../../ports/token-store.js';
+import {
+  createRedisClient,
+  isUnavailableError,
+  OPERATION_DEADLINE_MS,
+  untilReady,
+  type RedisClient,
+} from './redis-client.js';
+import { withinDeadline } from '../deadline.js';
+import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
+import { parseRedisUrl } from './redis-url.js';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** KEYS: the token's hash; ARGV: field, value, ... 1 when stored, 0 when the id is taken. */
+    tokenCreate(key: string, ...fieldsAndValues: string[]): Result<number, Context>;
+    /** KEYS: the token's hash; ARGV: revokedAt (ms). 1 when the token exists (first revoke kept), else 0. */
+    tokenRevoke(key: string, at: string): Result<number, Context>;
+    /** KEYS: the token's hash; ARGV: lastUsedAt (ms). Keeps the latest; does nothing when absent. */
+    tokenMarkUsed(key: string, at: string): Result<number, Context>;
+  }
+}
+
+// Each script touches one key (the token's hash), so each is atomic on a cluster too.
+const CREATE_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1`;
+const REVOKE_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSETNX', KEYS[1], 'revokedAt', ARGV[1])
+return 1`;
+const MARK_USED_LUA = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local last = tonumber(redis.call('HGET', KEYS[1], 'lastUsedAt') or '0')
+if tonumber(ARGV[1]) > last then redis.call('HSET', KEYS[1], 'lastUsedAt', ARGV[1]) end
+return 1`;
+
+const ms = (date: Date): string => String(date.getTime());
+const date = (text: string | undefined): Date | undefined =>
+  text === undefined ? undefined : new Date(Number(text));
+
+function fromHash(id: string, hash: Record<string, string>): ManagedToken | undefined {
+  if (hash.digest === undefined) return undefined;
+  const scopes = (JSON.parse(hash.scopes ?? '[]') as unknown[]).filter(isScope);
+  const token: ManagedToken = {
+    id,
+    name: hash.name ?? '',
+    tenant: hash.tenant ?? '',
+    scopes,
+    digest: hash.digest,
+    createdAt: date(hash.createdAt)!,
+  };
+  const [expiresAt, revokedAt, lastUsedAt] = [hash.expiresAt, hash.revokedAt, hash.lastUsedAt].map(
+    date,
+  );
+  return {
+    ...token,
+    ...(expiresAt && { expiresAt }),
+    ...(revokedAt && { revokedAt }),
+    ...(lastUsedAt && { lastUsedAt }),
+  };
+}
+
+/**
+ * Managed tokens in Redis: one hash per token, `<prefix>token:{<id>}` (the id is the cluster hash
+ * tag), and one sorted set `<prefix>tokens` of ids by creation time for `tokens list`. A token is
+ * written before it is indexed, so a crash between the two leaves an unlisted token that was
+ * never shown to anyone, never a listed one that does not exist.
+ */
+export class RedisTokenStore implements TokenStore {
+  constructor(
+    private readonly client: RedisClient,
+    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+  ) {
+    client.defineCommand('tokenCreate', { lua: CREATE_LUA, numberOfKeys: 1 });
+    client.defineCommand('tokenRevoke', { lua: REVOKE_LUA, numberOfKeys: 1 });
+    client.defineCommand('tokenMarkUsed', { lua: MARK_USED_LUA, numberOfKeys: 1 });
+  }
+
+  /** Connects; rejects with one line naming the nodes when Redis is not ready within the deadline. */
+  static async open(options: { url: string; prefix?: string }): Promise<RedisTokenStore> {
+    const target = parseRedisUrl(options.url);
+    const client = createRedisClient(target);
+    // Connection errors surface as rejected commands (503); without a listener ioredis prints them.
+    client.on('error', () => {});
+    try {
+      await untilReady(client, target, OPERATION_DEADLINE_MS);
+    } catch (error) {
+      client.disconnect();
+      throw new PlantError('storage-unavailable', (error as Error).message);
+    }
+    return new RedisTokenStore(client, options.prefix);
+  }
+
+  async create(token: ManagedToken): Promise<boolean> {
+    const fields = [
+      ['name', token.name],
+      ['tenant', token.tenant],
+      ['scopes', JSON.stringify(token.scopes)],
+      ['digest', token.digest],
+      ['createdAt', ms(token.createdAt)],
+      ...(token.expiresAt ? [['expiresAt', ms(token.expiresAt)]] : []),
+    ].flat() as string[];
+    const stored = await this.bounded(this.client.tokenCreate(this.key(token.id), ...fields));
+    if (stored !== 1) return false;
+    await this.bounded(this.client.zadd(this.index, ms(token.createdAt), token.id));
+    return true;
+  }
+
+  async find(id: string): Promise<ManagedToken | undefined> {
+    return fromHash(id, await this.bounded(this.client.hgetall(this.key(id))));
+  }
+
+  async list(tenant?: string): Promise<TokenSummary[]> {
+    const ids = await this.bounded(this.client.zrange(this.index, '0', '-1'));
+    // One HGETALL each: on a cluster the hashes live in different slots, so no pipeline.
+    const tokens = await Promise.all(ids.map((id) => this.find(id)));
+    return tokens
+      .filter((token): token is ManagedToken => token !== undefined)
+      .filter((token) => tenant === undefined || token.tenant === tenant)
+      .map(toSummary);
+  }
+
+  async revoke(id: string, at: Date): Promise<boolean> {
+    return (await this.bounded(this.client.tokenRevoke(this.key(id), ms(at)))) === 1;
+  }
+
+  async markUsed(id: string, at: Date): Promise<void> {
+    await this.bounded(this.client.tokenMarkUsed(this.key(id), ms(at)));
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.bounded(this.client.quit());
+    } catch {
+      this.client.disconnect();
+    }
+  }
+
+  private get index(): string {
+    return `${this.prefix}tokens`;
+  }
+
+  private key(id: string): string {
+    // Ids are hex from issueToken; anything else could move the hash tag.
+    if (!/^[0-9a-f]{1,64}$/.test(id)) throw new Error('a token id must be hex digits');
+    return `${this.prefix}token:{${id}}`;
+  }
+
+  /** Redis unreachable means storage-unavailable; the wait is capped whatever the client does. */
+  private bounded<T>(command: Promise<T>): Promise<T> {
+    return withinDeadline(command, isUnavailableError);
+  }
+}

@@ -1,0 +1,59 @@
+import { isScope, type Scope } from './caller.js';
+
+/** A token the service issued, as it is kept: never the token itself, only its SHA-256 digest. */
+export interface ManagedToken {
+  /** Public, and part of the token text, so a leaked token names its own record. */
+  readonly id: string;
+  readonly name: string;
+  readonly tenant: string;
+  readonly scopes: readonly Scope[];
+  /** base64url SHA-256 of the whole token text. */
+  readonly digest: string;
+  readonly createdAt: Date;
+  readonly expiresAt?: Date;
+  readonly revokedAt?: Date;
+  readonly lastUsedAt?: Date;
+}
+
+/** What `tokens list` may show: everything but the digest. */
+export type TokenSummary = Omit<ManagedToken, 'digest'>;
+
+/** Drops the digest: what may leave a store in a listing. */
+export function toSummary({ digest: _digest, ...rest }: ManagedToken): TokenSummary {
+  return rest;
+}
+
+/** What an operator asks for; checked by `checkTokenRequest`. */
+export interface TokenRequest {
+  tenant: string;
+  scopes: readonly string[];
+  name?: string;
+}
+
+export const MAX_TOKEN_NAME_LENGTH = 100;
+export const MAX_TENANT_LENGTH = 256;
+
+// Control characters (C0, DEL, C1; lone surrogates too) would let a name rewrite the operator's terminal in `tokens list`.
+const CONTROL = /[\p{Cc}\p{Cs}]/u;
+
+/** Resolves a one-line reason the request cannot be issued, or undefined when it can. */
+export function checkTokenRequest({ tenant, scopes, name = '' }: TokenRequest): string | undefined {
+  if (tenant === '') return 'a tenant is required (--tenant T)';
+  if ([...tenant].length > MAX_TENANT_LENGTH || CONTROL.test(tenant)) {
+    return `the tenant must be 1 to ${MAX_TENANT_LENGTH} characters without control characters`;
+  }
+  if (scopes.length === 0) return 'at least one scope is required (--scope plants:read)';
+  const unknown = scopes.find((scope) => !isScope(scope));
+  if (unknown !== undefined) {
+    return `unknown scope "${unknown}"; use plants:read or plants:write`;
+  }
+  if ([...name].length > MAX_TOKEN_NAME_LENGTH || CONTROL.test(name)) {
+    return `the name must be at most ${MAX_TOKEN_NAME_LENGTH} characters without control characters`;
+  }
+  return undefined;
+}
+
+/** Whether the token may act at `now`: not revoked and not expired (it expires at `expiresAt`). */
+export const isTokenActive = (token: TokenSummary, now: Date): boolean =>
+  token.revokedAt === undefined &&
+  (token.expiresAt === undefined || token.expiresAt.getTime() > now.getTime());

@@ -1,0 +1,20 @@
+import type { ManagedToken, TokenSummary } from '../domain/managed-token.js';
+
+/**
+ * Driven port: where managed tokens are kept. Implementations translate their outages into a
+ * `storage-unavailable` PlantError; no method ever receives or returns a token's text.
+ */
+export interface TokenStore {
+  /** Stores the token; resolves false (storing nothing) when a token with its id exists. */
+  create(token: ManagedToken): Promise<boolean>;
+  /** Resolves the token with this id, revoked and expired ones included, or undefined. */
+  find(id: string): Promise<ManagedToken | undefined>;
+  /** Resolves every token, or the tenant's, oldest first, without digests. */
+  list(tenant?: string): Promise<TokenSummary[]>;
+  /** Marks the token revoked (a second revoke keeps the first time); resolves false when absent. */
+  revoke(id: string, at: Date): Promise<boolean>;
+  /** Records a use at `at` unless a later one is recorded; resolves quietly when absent. */
+  markUsed(id: string, at: Date): Promise<void>;
+  /** Releases connections; the store is not used afterwards. */
+  close(): Promise<void>;
+}
