@@ -526,12 +526,12 @@ async function main(): Promise<void> {
   for (const workload of ['GET', 'POST'] as const) {
     for (const reference of [...REFERENCES, ...BASELINE].filter((r) => SERVERS.includes(r))) {
       print(
-        `  ${pad(workload, 5)}${pad(`service/${reference.label}`, 26)}${summary(ratios('service', reference.key, workload))}    per CPU-s ${summary(ratios('service', reference.key, workload, efficiency))}`,
+        `  ${pad(workload, 5)}${pad(`service/${reference.label}`, 36)}${summary(ratios('service', reference.key, workload))}    per CPU-s ${summary(ratios('service', reference.key, workload, efficiency))}`,
       );
     }
     for (const other of OTHER_STORES) {
       print(
-        `  ${pad(workload, 5)}${pad(`${other.label}/service (memory)`, 26)}${summary(ratios(other.key, 'service', workload))}    per CPU-s ${summary(ratios(other.key, 'service', workload, efficiency))}`,
+        `  ${pad(workload, 5)}${pad(`${other.label}/service (memory)`, 36)}${summary(ratios(other.key, 'service', workload))}    per CPU-s ${summary(ratios(other.key, 'service', workload, efficiency))}`,
       );
     }
   }
