@@ -68,6 +68,13 @@ const rawBodyOptions = {
   textLimit: String(BODY_LIMIT_BYTES),
   // null makes raw-body hand over bytes, so invalid UTF-8 is refused instead of replaced.
   encoding: null,
+  // Reading errors carry their status (413, 415, 400); a body that fails to decompress carries
+  // none, yet it is the client's bytes that are wrong, not the service.
+  onerror: (error: Error & { status?: number }) => {
+    throw error.status === undefined
+      ? new HttpProblem(400, 40001, 'request body does not decode with its Content-Encoding')
+      : error;
+  },
 };
 
 const readEncodedBody: Middleware = bodyParser(rawBodyOptions);

@@ -177,6 +177,29 @@ export function describeCreate(api: () => Api): void {
       expectError(unknown, 415, 41501);
     });
 
+    for (const encoding of ['gzip', 'deflate', 'br']) {
+      it(`when a ${encoding} body is corrupt or cut short, then 400 40001 and nothing is stored`, async () => {
+        const headers: [string, string][] = [
+          ['Content-Type', 'application/json'],
+          ['Content-Encoding', encoding],
+        ];
+        const whole = gzipSync('{"id":1,"name":"zipped"}');
+
+        const garbage = await api().request('POST', '/plants', {
+          headers,
+          body: '{"id":1,"name":"x"}',
+        });
+        const cut = await api().request('POST', '/plants', {
+          headers,
+          body: whole.subarray(0, 12),
+        });
+
+        expectError(garbage, 400, 40001);
+        expectError(cut, 400, 40001);
+        expect(await api().names()).to.deep.equal([]);
+      });
+    }
+
     it('when the body is exactly 65536 bytes, then it is accepted; one more byte, then 413 41301', async () => {
       const base = '{"id":1,"name":"x"}';
       const exact = base + ' '.repeat(65536 - base.length);
