@@ -87,7 +87,12 @@ const readEncodedBody: Middleware = bodyParser(rawBodyOptions);
  */
 export const readBody: Middleware = async (ctx, next) => {
   const headers = ctx.req.headers;
-  if (headers['content-encoding'] !== undefined) return readEncodedBody(ctx, next);
+  const encoding = headers['content-encoding'];
+  if (encoding !== undefined) {
+    // Content codings are case-insensitive (RFC 9110, 8.4.1); the decoder matches lower case only.
+    headers['content-encoding'] = encoding.trim().toLowerCase();
+    return readEncodedBody(ctx, next);
+  }
   const length = headers['content-length'];
   ctx.request.body = await getRawBody(ctx.req, {
     limit: BODY_LIMIT_BYTES,
