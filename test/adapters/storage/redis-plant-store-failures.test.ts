@@ -175,7 +175,9 @@ describe('RedisPlantStore on a failing Redis', function () {
     );
 
     expect(Date.now() - started).to.be.below(BOUND_MS);
-    expect(outcome.message).to.match(new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} is not ready`));
+    expect(outcome.message).to.match(
+      new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} \\(REDIS_URL\\) is not ready`),
+    );
     expect(outcome.message).to.not.include('secret');
     expect(outcome.message).to.not.include('\n');
   });
