@@ -6,6 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { freePort } from './free-port.js';
+import { serverMissing } from './server-requirement.js';
 
 /** A MongoDB-compatible server for one suite; `url` names a database of its own. */
 export interface MongoServer {
@@ -173,4 +174,22 @@ function accepts(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/**
+ * A server the test may stop and start again (for outages): missing, it goes through
+ * serverMissing; given by MONGODB_URL, which the test cannot stop, the suite skips and says why.
+ */
+export async function startStoppableMongo(context: Mocha.Context): Promise<MongoServer> {
+  const found = await startMongoServer();
+  if (typeof found === 'string') {
+    serverMissing(context, 'MongoDB', found);
+    throw new Error('unreachable: serverMissing skips or throws');
+  }
+  if (found.stop === undefined) {
+    await found.dispose();
+    console.warn('    skipped: the outage test cannot stop a server given by MONGODB_URL');
+    context.skip();
+  }
+  return found;
 }

@@ -3,7 +3,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { freePort } from '../../support/free-port.js';
-import { startMongoServer, type MongoServer } from '../../support/mongo-server.js';
+import {
+  startMongoServer,
+  startStoppableMongo,
+  type MongoServer,
+} from '../../support/mongo-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
 import { startService, type ServiceProcess } from '../../support/service-process.js';
 
@@ -123,13 +127,7 @@ describe('plant-store service process through a MongoDB outage', function () {
   let service: ServiceProcess | undefined;
 
   before(async function () {
-    const found = await startMongoServer();
-    if (typeof found === 'string') return serverMissing(this, 'MongoDB', found);
-    server = found;
-    if (server.stop === undefined) {
-      console.warn('    skipped: the outage test cannot stop a server given by MONGODB_URL');
-      this.skip();
-    }
+    server = await startStoppableMongo(this);
   });
   after(async () => {
     await service?.stop();

@@ -13,7 +13,12 @@ import { openMongoPlantStore } from '../../../src/adapters/storage/mongodb/open-
 import { isPlantError, type PlantError } from '../../../src/domain/errors.js';
 import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../src/domain/plant-id.js';
 import { freePort } from '../../support/free-port.js';
-import { startMongoServer, withDatabase, type MongoServer } from '../../support/mongo-server.js';
+import {
+  startMongoServer,
+  startStoppableMongo,
+  withDatabase,
+  type MongoServer,
+} from '../../support/mongo-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
 
 /** Resolves the rejection of a promise that must reject, and how long that took. */
@@ -175,13 +180,7 @@ describe('MongoPlantStore through an outage', () => {
   let store: MongoPlantStore | undefined;
 
   before(async function () {
-    const found = await startMongoServer();
-    if (typeof found === 'string') return serverMissing(this, 'MongoDB', found);
-    server = found;
-    if (server.stop === undefined) {
-      console.warn('    skipped: the outage test cannot stop a server given by MONGODB_URL');
-      this.skip();
-    }
+    server = await startStoppableMongo(this);
   });
   after(async () => {
     await store?.close();
