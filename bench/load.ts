@@ -1,5 +1,7 @@
 import type { EventEmitter } from 'node:events';
+import { createServer } from 'node:http';
 import autocannon from 'autocannon';
+import { Webhook } from 'standardwebhooks';
 import { BENCH_TOKEN, plantBody } from './common.js';
 
 // The load generator, in its own process (pinned to its own core by bench/run.ts): it takes jobs
@@ -7,7 +9,14 @@ import { BENCH_TOKEN, plantBody } from './common.js';
 
 export type LoadJob = (
   | { kind: 'get'; url: string; paths: readonly string[]; connections: number; duration: number }
-  | { kind: 'post'; url: string; connections: number; duration: number }
+  | {
+      kind: 'post';
+      url: string;
+      connections: number;
+      duration: number;
+      /** Webhook deliveries of these creates are expected at the receiver under this key. */
+      track?: string;
+    }
   | { kind: 'seed'; url: string; connections: number; from: number; count: number }
 ) & {
   /** Runs with the same tag add up: their latencies are kept together until a `collect`. */
@@ -16,6 +25,27 @@ export type LoadJob = (
 
 /** Percentiles over every run with the tag since the last collect; forgets them. */
 export type CollectJob = { kind: 'collect'; tag: string };
+
+/**
+ * The webhook receiver of bench/webhooks.ts, in this process (so the lag from sending a create to
+ * receiving its event is read on one clock): `receiver` starts it and answers its port; `expect`
+ * tells it a key's signing secret (deliveries arrive at `/hooks/<key>`); `deliveries` answers how
+ * many creates tracked under the key were sent and how many of them arrived, and with
+ * `collect: true` the lag percentiles since the last collect, forgetting them.
+ */
+export type ReceiverJob =
+  | { kind: 'receiver' }
+  | { kind: 'expect'; key: string; secret: string }
+  | { kind: 'deliveries'; key: string; collect?: boolean };
+export interface Deliveries {
+  sent: number;
+  delivered: number;
+  duplicates: number;
+  /** Deliveries whose signature was checked (one in VERIFY_EVERY) and found wrong. */
+  forged: number;
+  p50: number;
+  p99: number;
+}
 
 export interface LoadResult {
   /** 2xx responses that arrived within the nominal duration, and that duration in seconds. */
@@ -55,7 +85,11 @@ function options(job: LoadJob): autocannon.Options {
             method: 'POST',
             path: '/plants',
             headers: JSON_HEADERS,
-            setupRequest: (request) => ({ ...request, body: plantBody(nextId++) }),
+            setupRequest: (request) => {
+              const id = nextId++;
+              if (job.track !== undefined) expectDelivery(job.track, id);
+              return { ...request, body: plantBody(id) };
+            },
           },
         ],
       };
@@ -142,12 +176,91 @@ export function collect(job: CollectJob): { p50: number; p99: number } {
   return kept.percentiles();
 }
 
+// ---- the webhook receiver ----
+
+// Verifying a signature costs this core CPU that autocannon needs: one delivery in this many is
+// verified with the standardwebhooks package, enough to catch a wrong signature at once.
+const VERIFY_EVERY = 50;
+interface Tracked {
+  secret?: Webhook;
+  sent: number;
+  delivered: number;
+  duplicates: number;
+  forged: number;
+  lags: Latencies;
+}
+const tracked = new Map<string, Tracked>();
+const sentAt = new Map<number, number>();
+const trackedAs = (key: string): Tracked => {
+  let found = tracked.get(key);
+  if (found === undefined) {
+    found = { sent: 0, delivered: 0, duplicates: 0, forged: 0, lags: new Latencies() };
+    tracked.set(key, found);
+  }
+  return found;
+};
+function expectDelivery(key: string, id: number): void {
+  trackedAs(key).sent++;
+  sentAt.set(id, performance.now());
+}
+let receiverPort: Promise<number> | undefined;
+function startReceiver(): Promise<number> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const entry = trackedAs(req.url?.slice('/hooks/'.length) ?? '');
+      const body = Buffer.concat(chunks).toString();
+      const id = Number(/^\{"id":(\d+)/.exec(body)?.[1]);
+      const sent = sentAt.get(id);
+      if (sent === undefined) entry.duplicates++;
+      else {
+        sentAt.delete(id);
+        entry.delivered++;
+        entry.lags.add(performance.now() - sent);
+      }
+      if (entry.secret !== undefined && (entry.delivered + entry.duplicates) % VERIFY_EVERY === 1) {
+        try {
+          entry.secret.verify(body, req.headers as Record<string, string>);
+        } catch {
+          entry.forged++;
+        }
+      }
+      res.writeHead(204).end();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port)),
+  );
+}
+
+export async function receive(job: ReceiverJob): Promise<object> {
+  switch (job.kind) {
+    case 'receiver':
+      return { port: await (receiverPort ??= startReceiver()) };
+    case 'expect':
+      trackedAs(job.key).secret = new Webhook(job.secret);
+      return { key: job.key };
+    case 'deliveries': {
+      const { sent, delivered, duplicates, forged, lags } = trackedAs(job.key);
+      const figures = { sent, delivered, duplicates, forged, ...lags.percentiles() };
+      if (job.collect) tracked.get(job.key)!.lags = new Latencies();
+      return figures satisfies Deliveries;
+    }
+  }
+}
+
 if (process.send !== undefined) {
   const answer = (message: object) => {
     if (process.connected) process.send!(message);
   };
-  process.on('message', (job: LoadJob | CollectJob) => {
-    (job.kind === 'collect' ? Promise.resolve(collect(job)) : runLoad(job)).then(
+  process.on('message', (job: LoadJob | CollectJob | ReceiverJob) => {
+    (job.kind === 'collect'
+      ? Promise.resolve(collect(job))
+      : job.kind === 'receiver' || job.kind === 'expect' || job.kind === 'deliveries'
+        ? receive(job)
+        : runLoad(job)
+    ).then(
       (result) => answer({ result }),
       (error: unknown) => answer({ error: String(error) }),
     );

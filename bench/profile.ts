@@ -1,12 +1,16 @@
-import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { BENCH_TOKEN, benchTokens, LISTENING } from './common.js';
-import { runLoad } from './load.js';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BENCH_TENANT, BENCH_TOKEN, benchTokens, LISTENING } from './common.js';
+import { receive, runLoad, type Deliveries } from './load.js';
 
 // `npm run bench:profile -- GET|POST [seconds]`: runs the built service under `node --cpu-prof`,
 // seeds 10,000 plants, puts one workload on it, and prints where the time went: self time by
 // package or source file, and the functions with the most self and inclusive time. The profile
-// itself is left in bench/results/profiles/ for Chrome DevTools or speedscope.
+// itself is left in bench/results/profiles/ for Chrome DevTools or speedscope. `WEBHOOK` is POST with
+// one webhook subscription (receiver in this process), profiled until every create was delivered;
+// the storage is memory, or Redis with PLANT_STORE_STORAGE=redis and REDIS_URL.
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const workload = (process.argv[2] ?? 'GET').toUpperCase();
@@ -76,24 +80,51 @@ function report(profile: Profile): void {
 async function main(): Promise<void> {
   rmSync(DIR, { recursive: true, force: true });
   mkdirSync(DIR, { recursive: true });
+  const hooked = workload === 'WEBHOOK';
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-profile-'));
+  const tenant = `${BENCH_TENANT}-${process.pid}`;
+  const env = {
+    PATH: process.env.PATH,
+    PORT: '0',
+    PLANT_STORE_TOKENS: benchTokens(tenant),
+    PLANT_STORE_TOKEN_FILE: join(dir, 'tokens.json'),
+    PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
+    PLANT_STORE_STORAGE: process.env.PLANT_STORE_STORAGE ?? 'memory',
+    ...(process.env.REDIS_URL && { REDIS_URL: process.env.REDIS_URL }),
+  };
+  if (hooked) {
+    const { port } = (await receive({ kind: 'receiver' })) as { port: number };
+    const url = `http://127.0.0.1:${port}/hooks/profile`;
+    const added = spawnSync(
+      process.execPath,
+      ['dist/cli.js', 'webhooks', 'add', '--tenant', tenant, '--url', url],
+      { cwd: ROOT, env, encoding: 'utf8' },
+    );
+    const secret = /whsec_\S+/.exec(added.stdout)?.[0];
+    if (secret === undefined) throw new Error(`webhooks add failed: ${added.stderr}`);
+    await receive({ kind: 'expect', key: 'profile', secret });
+  }
   const child = spawn(
     process.execPath,
     ['--cpu-prof', `--cpu-prof-dir=${DIR}`, 'dist/cli.js', 'serve'],
-    {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, PORT: '0', PLANT_STORE_TOKENS: benchTokens() },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    // The ready line is on stderr; stdout, the JSON log, goes nowhere.
+    { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let text = '';
-  child.stdout.on('data', (chunk: Buffer) => (text += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk));
   while (!LISTENING.test(text)) await new Promise((resolve) => setTimeout(resolve, 50));
   const [, host, port] = LISTENING.exec(text)!;
   const url = `http://${host}:${port}`;
-  await runLoad({ kind: 'seed', url, connections: 32, from: 1, count: 10_000 });
+  if (!hooked) await runLoad({ kind: 'seed', url, connections: 32, from: 1, count: 10_000 });
   const job =
-    workload === 'POST'
-      ? ({ kind: 'post', url, connections: 50, duration: seconds } as const)
+    workload === 'POST' || hooked
+      ? ({
+          kind: 'post',
+          url,
+          connections: 50,
+          duration: seconds,
+          ...(hooked && { track: 'profile' }),
+        } as const)
       : ({
           kind: 'get',
           url,
@@ -105,11 +136,23 @@ async function main(): Promise<void> {
   console.log(
     `${workload}: ${result.rps.toFixed(0)} req/s (under the profiler), ${result.non2xx} non-2xx; token ${BENCH_TOKEN.slice(0, 5)}...`,
   );
+  if (hooked) {
+    for (let waited = 0; waited < 60_000; waited += 20) {
+      const got = (await receive({ kind: 'deliveries', key: 'profile' })) as Deliveries;
+      if (got.delivered >= result.ok) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const got = (await receive({ kind: 'deliveries', key: 'profile' })) as Deliveries;
+    console.log(
+      `delivered ${got.delivered}/${result.ok}, lag p50 ${got.p50.toFixed(0)} ms, p99 ${got.p99.toFixed(0)} ms`,
+    );
+  }
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
   const file = readdirSync(DIR).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error('no profile written');
+  rmSync(dir, { recursive: true, force: true });
   report(JSON.parse(readFileSync(`${DIR}/${file}`, 'utf8')) as Profile);
   console.log(`\nprofile: bench/results/profiles/${file}`);
 }

@@ -1,15 +1,28 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
-import { BENCH_TOKEN, benchTokens, LISTENING } from './common.js';
-import type { CollectJob, LoadJob, LoadResult } from './load.js';
+import { BENCH_TOKEN, benchTokens } from './common.js';
+import type { LoadJob, LoadResult } from './load.js';
+import {
+  cpuSeconds,
+  median,
+  onLoadCore,
+  pinning,
+  ROOT,
+  startLoader,
+  rssMb,
+  startServer as startProcess,
+  stopServer,
+  type Running,
+} from './proc.js';
+import { benchStores, type BenchStore } from './stores.js';
 
 // `npm run bench`: the service against bare Koa, bare node:http and Fastify, interleaved in rounds,
 // each server in its own process and autocannon in another; then list latency and memory as the
 // memory store grows. See bench/README.md for how to read the output.
 
 const T0 = Date.now();
-const ROOT = new URL('..', import.meta.url).pathname;
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const numberArg = (name: string, fallback: number): number => {
@@ -33,21 +46,6 @@ const SCALE_CONNECTIONS = 10;
 const LIST_PATH = '/plants?limit=20';
 const skipScaling = args.includes('--no-scaling');
 
-// ---- pinning ----
-
-const pinning = (() => {
-  if (cpus().length < 2) return undefined;
-  const probe = spawnSync('taskset', ['-c', '0', 'true']);
-  return probe.status === 0 ? { server: '0', load: '1' } : undefined;
-})();
-
-/** node with its arguments, on the given core when pinning works. */
-function nodeCommand(core: string, nodeArgs: string[]): [string, string[]] {
-  return pinning === undefined
-    ? [process.execPath, nodeArgs]
-    : ['taskset', ['-c', core, process.execPath, ...nodeArgs]];
-}
-
 // ---- servers ----
 
 interface ServerSpec {
@@ -55,6 +53,10 @@ interface ServerSpec {
   label: string;
   nodeArgs: string[];
   env?: Record<string, string>;
+  /** Cores other than the servers' one (taskset -c), e.g. '0,1' for more than one worker. */
+  cores?: string;
+  /** The store server behind it, when the run started it: its CPU per request is reported too. */
+  store?: BenchStore;
 }
 
 const TSX = ['--import', 'tsx'];
@@ -69,148 +71,120 @@ const REFERENCES: ServerSpec[] = [
   { key: 'http', label: 'node:http', nodeArgs: [...TSX, 'bench/servers/node-http.ts'] },
   { key: 'fastify', label: 'Fastify', nodeArgs: [...TSX, 'bench/servers/fastify.ts'] },
 ];
-// The service on another store joins the rounds when its URL is given (e.g. BENCH_REDIS_URL).
-const OTHER_STORES: ServerSpec[] = [
-  ['redis', process.env.BENCH_REDIS_URL, 'REDIS_URL'] as const,
-  ['mongodb', process.env.BENCH_MONGODB_URL, 'MONGODB_URL'] as const,
-].flatMap(([kind, url, variable]) =>
-  url === undefined
-    ? []
-    : [
-        {
-          key: `service-${kind}`,
-          label: `service (${kind})`,
-          nodeArgs: ['dist/cli.js', 'serve'],
-          env: { PLANT_STORE_STORAGE: kind, [variable]: url },
-        },
-      ],
-);
+// The service on another store joins the rounds: BENCH_REDIS_URL / BENCH_MONGODB_URL, or a private
+// server the run starts (see stores.ts); `--no-redis` / `--no-mongodb` leave one out. On Redis the
+// service also runs with two workers (`serve --workers 2`, free to use both cores).
+const WORKERS = 2;
+let STORES: BenchStore[] = [];
+let OTHER_STORES: ServerSpec[] = [];
+const VARIABLE = { redis: 'REDIS_URL', mongodb: 'MONGODB_URL' } as const;
+function storeServers(stores: BenchStore[]): ServerSpec[] {
+  return stores.flatMap((store) => {
+    const env = { PLANT_STORE_STORAGE: store.kind, [VARIABLE[store.kind]]: store.url };
+    const one = {
+      key: `service-${store.kind}`,
+      label: `service (${store.kind})`,
+      nodeArgs: ['dist/cli.js', 'serve'],
+      env,
+      store,
+    };
+    if (store.kind !== 'redis' || cpus().length < 2) return [one];
+    const workers = {
+      ...one,
+      key: `service-${store.kind}-workers`,
+      label: `service (${store.kind}, ${WORKERS} workers)`,
+      nodeArgs: ['dist/cli.js', 'serve', '--workers', String(WORKERS)],
+      cores: '0,1',
+    };
+    return [one, workers];
+  });
+}
 // `--baseline path/to/main.js`: another build of the service (e.g. `git stash && npm run build &&
 // cp -r dist /tmp/base`) joins the rounds, to measure a change against what it replaces.
-// Repeatable; `--baseline name=path/to/main.js` names it.
-const BASELINE: ServerSpec[] = args.flatMap((arg, i) => {
-  if (arg !== '--baseline') return [];
-  const value = args[i + 1]!;
-  const [label, path] = value.includes('=') ? value.split('=', 2) : ['baseline', value];
-  return [
-    { key: label!, label: label!, nodeArgs: [path!], env: { PLANT_STORE_STORAGE: 'memory' } },
-  ];
+// Repeatable; `--baseline name=path/to/main.js` names it; `--baseline redis:name=path` runs it on the
+// run's Redis (or `mongodb:`), to be compared with the service on that store.
+const BASELINE_ARGS = args.flatMap((arg, i) => (arg === '--baseline' ? [args[i + 1]!] : []));
+let BASELINE: ServerSpec[] = [];
+const baselineServers = (): ServerSpec[] =>
+  BASELINE_ARGS.map((value) => {
+    const [named, path] = value.includes('=') ? value.split('=', 2) : ['baseline', value];
+    const [kind, label] = /^(redis|mongodb):/.test(named!) ? named!.split(':', 2) : ['', named];
+    const store = STORES.find((candidate) => candidate.kind === kind);
+    if (kind !== '' && store === undefined)
+      throw new Error(`--baseline ${value}: no ${kind} in this run`);
+    const env =
+      store === undefined
+        ? { PLANT_STORE_STORAGE: 'memory' }
+        : { PLANT_STORE_STORAGE: store.kind, [VARIABLE[store.kind]]: store.url };
+    return { key: named!, label: label!, nodeArgs: [path!], env, ...(store && { store }) };
+  });
+// `--observe`: the service twice more, with the access log and metrics off, and with tracing on
+// (exporting every span over OTLP/HTTP to a collector here that only answers 200), to measure what
+// observability costs per request against the defaults (access log and metrics on, tracing off).
+const observe = args.includes('--observe');
+const collector = createServer((request, response) => {
+  request.resume();
+  request.on('end', () =>
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
+  );
 });
+const OBSERVE: ServerSpec[] = [];
+async function observeServers(): Promise<ServerSpec[]> {
+  if (!observe) return [];
+  await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
+  const { port } = collector.address() as { port: number };
+  return [
+    {
+      key: 'service-quiet',
+      label: 'service, log+metrics off',
+      nodeArgs: SERVICE.nodeArgs,
+      env: { ...SERVICE.env, PLANT_STORE_ACCESS_LOG: 'off', PLANT_STORE_METRICS: 'off' },
+    },
+    {
+      key: 'service-traced',
+      label: 'service, tracing on',
+      nodeArgs: SERVICE.nodeArgs,
+      env: {
+        ...SERVICE.env,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        // Every span exported, in batches a fifth of a second apart, none dropped.
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_BSP_MAX_QUEUE_SIZE: '200000',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '10000',
+      },
+    },
+  ];
+}
 // `--servers service,koa`: a subset, for quicker comparisons (the service is always included).
 const serversAt = args.indexOf('--servers');
 const chosen = serversAt === -1 ? undefined : new Set(args[serversAt + 1]!.split(','));
-const SERVERS = [SERVICE, ...REFERENCES, ...OTHER_STORES, ...BASELINE].filter(
-  (server) =>
-    chosen === undefined ||
-    server === SERVICE ||
-    BASELINE.includes(server) ||
-    chosen.has(server.key),
-);
-
-interface Running {
-  child: ChildProcess;
-  url: string;
-  output: () => string;
-}
+let SERVERS: ServerSpec[] = [];
+const chooseServers = (): ServerSpec[] =>
+  [SERVICE, ...OBSERVE, ...REFERENCES, ...OTHER_STORES, ...BASELINE].filter(
+    (server) =>
+      chosen === undefined ||
+      server === SERVICE ||
+      OBSERVE.includes(server) ||
+      BASELINE.includes(server) ||
+      chosen.has(server.key) ||
+      chosen.has(server.key.replace(/^service-/, '')),
+  );
 
 let runCounter = 0;
 
-// Servers still running when the bench stops (an error, Ctrl-C) are stopped with it.
-const children = new Set<ChildProcess>();
-process.once('exit', () => {
-  children.forEach((child) => child.kill('SIGKILL'));
-  loader.kill();
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
-
-async function startServer(nodeArgs: string[], env: Record<string, string>): Promise<Running> {
-  const [command, commandArgs] = nodeCommand(pinning?.server ?? '', nodeArgs);
+async function startServer(
+  nodeArgs: string[],
+  env: Record<string, string>,
+  cores = pinning?.server ?? '',
+): Promise<Running> {
   // Each start gets its own tenant, so that stores that outlive the process never see an id twice.
   const tenant = `bench-${process.pid}-${++runCounter}`;
-  const child = spawn(command, commandArgs, {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      PLANT_STORE_TOKENS: benchTokens(tenant),
-      NODE_ENV: 'production',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let text = '';
-  child.stdout!.on('data', (chunk: Buffer) => (text += chunk));
-  child.stderr!.on('data', (chunk: Buffer) => (text += chunk));
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const match = LISTENING.exec(text);
-    if (match) return { child, url: `http://${match[1]}:${match[2]}`, output: () => text };
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`server ${nodeArgs.join(' ')} did not start:\n${text}`);
-    }
-    await sleep(50);
-  }
+  return startProcess(nodeArgs, { PLANT_STORE_TOKENS: benchTokens(tenant), ...env }, cores);
 }
-
-async function stopServer({ child }: Running): Promise<void> {
-  if (child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-  await exited;
-  clearTimeout(timer);
-}
-
-/** CPU seconds a process has used, all threads, user and system (Linux), or NaN. */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout) || 100;
-
-/** Resident set size of a process in MB (Linux), or NaN where /proc is not there. */
-function rssMb(pid: number | undefined): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+)/.exec(status)?.[1];
-    return kb === undefined ? Number.NaN : Number(kb) / 1024;
-  } catch {
-    return Number.NaN;
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // ---- the load generator process ----
 
-const [loadCommand, loadArgs] = nodeCommand(pinning?.load ?? '', [...TSX, 'bench/load.ts']);
-const loader = spawn(loadCommand, loadArgs, {
-  cwd: ROOT,
-  stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-});
-const loaderReady = new Promise<void>((resolve, reject) => {
-  loader.once('message', () => resolve());
-  loader.once('exit', (code) => reject(new Error(`load generator exited (${code})`)));
-});
-
-function ask<T>(job: LoadJob | CollectJob): Promise<T> {
-  return new Promise((resolve, reject) => {
-    loader.once('message', (message: { result?: T; error?: string }) =>
-      message.result ? resolve(message.result) : reject(new Error(message.error)),
-    );
-    loader.send(job);
-  });
-}
+const { ready: loaderReady, ask, stop: stopLoader } = startLoader();
 const load = (job: LoadJob) => ask<LoadResult>(job);
 const collect = (tag: string) => ask<{ p50: number; p99: number }>({ kind: 'collect', tag });
 
@@ -233,14 +207,9 @@ async function get(url: string, path: string): Promise<{ status: number; text: s
 
 // ---- statistics and formatting ----
 
-const median = (values: number[]): number => {
-  const sorted = values.filter((v) => !Number.isNaN(v)).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-const fixed = (value: number, digits: number) =>
-  Number.isNaN(value) ? '-' : value.toFixed(digits);
+// A figure nothing was measured for (no 2xx answer in a slice) prints as '-'.
+const fixed = (value: number | null | undefined, digits: number) =>
+  typeof value !== 'number' || Number.isNaN(value) ? '-' : value.toFixed(digits);
 const pad = (text: string, width: number) => text.padEnd(width);
 const lpad = (text: string, width: number) => text.padStart(width);
 
@@ -251,6 +220,8 @@ interface Sample {
   rps: number;
   /** CPU time the server spent per request served, in microseconds. */
   cpuUs: number;
+  /** CPU time its store server (Redis, MongoDB) spent per request, when the run started it. */
+  storeUs: number;
   p50: number;
   p99: number;
   rss: number;
@@ -270,7 +241,7 @@ async function measureRound(round: number): Promise<void> {
   const running = new Map<ServerSpec, Running>();
   try {
     for (const server of SERVERS) {
-      const started = await startServer(server.nodeArgs, server.env ?? {});
+      const started = await startServer(server.nodeArgs, server.env ?? {}, server.cores);
       running.set(server, started);
       const what = `round ${round} ${server.label}`;
       check(
@@ -306,7 +277,7 @@ async function measureRound(round: number): Promise<void> {
       const slices = Math.max(1, Math.round(SETTINGS.duration / SLICE_SECONDS));
       const totals = new Map<
         ServerSpec,
-        { requests: number; seconds: number; cpu: number; served: number }
+        { requests: number; seconds: number; cpu: number; storeCpu: number; served: number }
       >();
       for (let slice = 0; slice < slices; slice++) {
         for (const [server, job] of jobs) {
@@ -314,27 +285,36 @@ async function measureRound(round: number): Promise<void> {
           const duration = SETTINGS.duration / slices;
           const pid = running.get(server)!.child.pid;
           const cpuBefore = cpuSeconds(pid);
+          const storeBefore = cpuSeconds(server.store?.pid);
           const result = check(what, await load({ ...job, duration, tag: server.key }));
           const cpu = cpuSeconds(pid) - cpuBefore;
-          const total = totals.get(server) ?? { requests: 0, seconds: 0, cpu: 0, served: 0 };
+          const storeCpu = cpuSeconds(server.store?.pid) - storeBefore;
+          const total = totals.get(server) ?? {
+            requests: 0,
+            seconds: 0,
+            cpu: 0,
+            storeCpu: 0,
+            served: 0,
+          };
           totals.set(server, {
             requests: total.requests + result.requests,
             seconds: total.seconds + result.seconds,
             cpu: total.cpu + cpu,
+            storeCpu: total.storeCpu + storeCpu,
             served: total.served + result.ok,
           });
         }
       }
       for (const [server, { child }] of running) {
-        const { requests, seconds, cpu, served } = totals.get(server)!;
+        const { requests, seconds, cpu, storeCpu, served } = totals.get(server)!;
         const { p50, p99 } = await collect(server.key);
-        const cpuUs = (cpu / served) * 1e6;
         record(server, workload, {
           rps: requests / seconds,
           p50,
           p99,
           rss: rssMb(child.pid),
-          cpuUs,
+          cpuUs: (cpu / served) * 1e6,
+          storeUs: (storeCpu / served) * 1e6,
         });
         process.stderr.write(
           `  round ${round} ${server.label} ${workload}: ${(requests / seconds).toFixed(0)} req/s (${((Date.now() - T0) / 1000).toFixed(0)} s)\n`,
@@ -354,27 +334,14 @@ interface ScaleTarget {
   storage: Record<string, string>;
   sizes: number[];
 }
-const SCALE_TARGETS: ScaleTarget[] = [
+// Stores on a server at 1k and 100k; FerretDB on SQLite at 1k only (it fills at a few hundred a second).
+const scaleTargets = (): ScaleTarget[] => [
   { name: 'memory', storage: { kind: 'memory' }, sizes: SETTINGS.scaleSizes },
-  // Adapters on a server: set BENCH_REDIS_URL / BENCH_MONGODB_URL to include them (1k and 100k).
-  ...(process.env.BENCH_REDIS_URL === undefined
-    ? []
-    : [
-        {
-          name: 'redis',
-          storage: { kind: 'redis', url: process.env.BENCH_REDIS_URL },
-          sizes: SETTINGS.scaleSizes.slice(0, 2),
-        },
-      ]),
-  ...(process.env.BENCH_MONGODB_URL === undefined
-    ? []
-    : [
-        {
-          name: 'mongodb',
-          storage: { kind: 'mongodb', url: process.env.BENCH_MONGODB_URL },
-          sizes: SETTINGS.scaleSizes.slice(0, 2),
-        },
-      ]),
+  ...STORES.filter((store) => chosen === undefined || chosen.has(store.kind)).map((store) => ({
+    name: store.kind,
+    storage: { kind: store.kind, url: store.url },
+    sizes: SETTINGS.scaleSizes.slice(0, store.what.startsWith('ferretdb') ? 1 : 2),
+  })),
 ];
 
 interface ScaleRow {
@@ -479,6 +446,20 @@ async function main(): Promise<void> {
       ? `pinned: yes (servers on core ${pinning.server}, autocannon on core ${pinning.load})`
       : 'pinned: no (taskset unavailable or fewer than 2 cores)',
   );
+  const skip = new Set(['redis', 'mongodb'].filter((kind) => args.includes(`--no-${kind}`)));
+  // FerretDB on SQLite may answer nothing within a 0.5 s slice on a busy machine: --quick (a smoke
+  // run that must pass) measures MongoDB only on a server it is given.
+  if (quick && !process.env.BENCH_MONGODB_URL) skip.add('mongodb');
+  STORES = await benchStores(onLoadCore, skip);
+  OTHER_STORES = storeServers(STORES);
+  BASELINE = baselineServers();
+  OBSERVE.push(...(await observeServers()));
+  SERVERS = chooseServers();
+  for (const store of STORES) {
+    print(
+      `store: ${store.kind} ${store.what}${store.pid === undefined ? '' : pinning ? `, own server on core ${pinning.load} with autocannon` : ', own server'}`,
+    );
+  }
   print(
     `workloads: GET ${LIST_PATH} on ${SETTINGS.seed} seeded plants, POST /plants with unique ids; ${CONNECTIONS} connections, ${SETTINGS.warmup} s warm-up then ${SETTINGS.duration} s each (in ${SLICE_SECONDS} s slices, servers alternating); ${SETTINGS.rounds} round(s)`,
   );
@@ -490,13 +471,13 @@ async function main(): Promise<void> {
   }
 
   print(
-    `${pad('server', 20)}${pad('workload', 10)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('RSS MB', 9)}${lpad('CPU µs/req', 12)}   req/s per round`,
+    `${pad('server', 28)}${pad('workload', 10)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('RSS MB', 9)}${lpad('CPU µs/req', 12)}${lpad('store µs/req', 14)}   req/s per round`,
   );
   for (const workload of ['GET', 'POST'] as const) {
     for (const server of SERVERS) {
       const rows = samples.get(`${server.key} ${workload}`) ?? [];
       print(
-        `${pad(server.label, 20)}${pad(workload, 10)}${lpad(fixed(median(rows.map((r) => r.rps)), 0), 9)}${lpad(fixed(median(rows.map((r) => r.p50)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.p99)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.rss)), 0), 9)}${lpad(fixed(median(rows.map((r) => r.cpuUs)), 1), 12)}   ${rows.map((r) => r.rps.toFixed(0)).join(' ')}`,
+        `${pad(server.label, 28)}${pad(workload, 10)}${lpad(fixed(median(rows.map((r) => r.rps)), 0), 9)}${lpad(fixed(median(rows.map((r) => r.p50)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.p99)), 2), 9)}${lpad(fixed(median(rows.map((r) => r.rss)), 0), 9)}${lpad(fixed(median(rows.map((r) => r.cpuUs)), 1), 12)}${lpad(fixed(median(rows.map((r) => r.storeUs)), 1), 14)}   ${rows.map((r) => r.rps.toFixed(0)).join(' ')}`,
       );
     }
   }
@@ -525,13 +506,24 @@ async function main(): Promise<void> {
   );
   for (const workload of ['GET', 'POST'] as const) {
     for (const reference of [...REFERENCES, ...BASELINE].filter((r) => SERVERS.includes(r))) {
+      // A baseline on a store is compared with the service on the same store.
+      const [own, ownLabel] =
+        reference.store === undefined
+          ? ['service', 'service']
+          : [`service-${reference.store.kind}`, `service (${reference.store.kind})`];
       print(
-        `  ${pad(workload, 5)}${pad(`service/${reference.label}`, 36)}${summary(ratios('service', reference.key, workload))}    per CPU-s ${summary(ratios('service', reference.key, workload, efficiency))}`,
+        `  ${pad(workload, 5)}${pad(`${ownLabel}/${reference.label}`, 52)}${summary(ratios(own, reference.key, workload))}    per CPU-s ${summary(ratios(own, reference.key, workload, efficiency))}`,
       );
     }
-    for (const other of OTHER_STORES) {
+    for (const other of OTHER_STORES.filter((server) => SERVERS.includes(server))) {
+      // More than one worker is compared with one process on the same store; the rest with memory.
+      const single = OTHER_STORES.find(
+        (one) => one.store === other.store && one.cores === undefined,
+      );
+      const [base, baseLabel] =
+        other.cores === undefined ? ['service', 'service (memory)'] : [single!.key, single!.label];
       print(
-        `  ${pad(workload, 5)}${pad(`${other.label}/service (memory)`, 36)}${summary(ratios(other.key, 'service', workload))}    per CPU-s ${summary(ratios(other.key, 'service', workload, efficiency))}`,
+        `  ${pad(workload, 5)}${pad(`${other.label}/${baseLabel}`, 52)}${summary(ratios(other.key, base, workload))}    per CPU-s ${summary(ratios(other.key, base, workload, efficiency))}`,
       );
     }
   }
@@ -539,8 +531,18 @@ async function main(): Promise<void> {
 
   const scaleRows: ScaleRow[] = [];
   if (!skipScaling) {
-    for (const target of SCALE_TARGETS) {
-      scaleRows.push(...(await measureScale(target)));
+    for (const target of scaleTargets()) {
+      // A store that cannot even start here (FerretDB still busy with the rounds' backlog) is a
+      // problem of the run, printed with the rest, not the end of it: the other rows still count.
+      try {
+        scaleRows.push(...(await measureScale(target)));
+      } catch (error) {
+        const reason =
+          error instanceof Error
+            ? error.message.split('\n').slice(0, 6).join(' | ')
+            : String(error);
+        problems.push(`scaling ${target.name}: ${reason}`);
+      }
     }
     print(
       `scaling: GET ${LIST_PATH}, first page and a page from the middle alternately, ${SCALE_CONNECTIONS} connections, ${SETTINGS.scaleDuration} s each in ${SLICE_SECONDS} s slices, sizes alternating; store filled in-process (bench/servers/scale.ts)`,
@@ -561,6 +563,11 @@ async function main(): Promise<void> {
 
   const getRatio = median(ratios('service', 'koa', 'GET'));
   const postRatio = median(ratios('service', 'koa', 'POST'));
+  const measured = (key: string) => SERVERS.some((server) => server.key === key);
+  const floor = (workload: Workload) => median(ratios('service', 'http', workload, efficiency));
+  const onRedis = (workload: Workload) => median(ratios('service-redis', 'service', workload));
+  const workers = (workload: Workload) =>
+    median(ratios('service-redis-workers', 'service-redis', workload));
   const target = (
     label: string,
     value: number,
@@ -578,6 +585,14 @@ async function main(): Promise<void> {
   print('targets (printed, never asserted):');
   target('GET list >= 1.0x bare Koa', getRatio, 1.0, true);
   target('POST create >= 0.9x bare Koa', postRatio, 0.9, true);
+  if (measured('http')) {
+    target('GET per CPU-s >= 0.55x node:http', floor('GET'), 0.55, true);
+    target('POST per CPU-s >= 0.50x node:http', floor('POST'), 0.5, true);
+  }
+  if (measured('service-redis')) {
+    target('GET on Redis >= 0.65x on memory', onRedis('GET'), 0.65, true);
+    target('POST on Redis >= 0.85x on memory', onRedis('POST'), 0.85, true);
+  }
   const memoryRows = scaleRows.filter((r) => r.store === 'memory');
   const smallest = memoryRows[0];
   const largest = memoryRows.at(-1);
@@ -606,6 +621,33 @@ async function main(): Promise<void> {
     process.exitCode = 1;
   }
 
+  const rounds = `median of ${SETTINGS.rounds} rounds`;
+  if (measured('http')) {
+    print(
+      `bench-floor: GET ${fixed(floor('GET'), 2)} POST ${fixed(floor('POST'), 2)} (service/node:http per CPU-s, ${rounds})`,
+    );
+  }
+  if (measured('service-redis')) {
+    print(
+      `bench-redis: GET ${fixed(onRedis('GET'), 2)} POST ${fixed(onRedis('POST'), 2)} (service on Redis/service on memory, ${rounds})`,
+    );
+  }
+  if (measured('service-redis-workers')) {
+    print(
+      `bench-workers: GET ${fixed(workers('GET'), 2)} POST ${fixed(workers('POST'), 2)} (${WORKERS} workers/1 process on one Redis, req/s, ${rounds})`,
+    );
+  }
+  if (measured('service-traced')) {
+    // CPU per request added, within each round (the servers alternate in the same seconds).
+    const added = (key: string, base: string, workload: Workload): string => {
+      const a = samples.get(`${key} ${workload}`) ?? [];
+      const b = samples.get(`${base} ${workload}`) ?? [];
+      return fixed(median(a.map((sample, i) => sample.cpuUs - (b[i]?.cpuUs ?? Number.NaN))), 1);
+    };
+    print(
+      `bench-observe: access log + metrics GET +${added('service', 'service-quiet', 'GET')} POST +${added('service', 'service-quiet', 'POST')} µs/req; tracing on GET +${added('service-traced', 'service', 'GET')} POST +${added('service-traced', 'service', 'POST')} µs/req (CPU of the server, ${rounds})`,
+    );
+  }
   const last = `bench: GET ${fixed(getRatio, 2)} POST ${fixed(postRatio, 2)} (service/bare Koa, median of ${SETTINGS.rounds} rounds)`;
   out.push(last);
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
@@ -613,7 +655,7 @@ async function main(): Promise<void> {
   writeFileSync(`${ROOT}bench/results/${name}.txt`, `${out.join('\n')}\n`);
   writeFileSync(
     `${ROOT}bench/results/${name}.json`,
-    `${JSON.stringify({ settings: SETTINGS, pinned: pinning !== undefined, samples: Object.fromEntries(samples), scaling: scaleRows, problems }, null, 2)}\n`,
+    `${JSON.stringify({ settings: SETTINGS, pinned: pinning !== undefined, stores: STORES.map(({ kind, what }) => ({ kind, what })), samples: Object.fromEntries(samples), scaling: scaleRows, problems }, null, 2)}\n`,
   );
   console.log(last);
 }
@@ -623,4 +665,8 @@ main()
     console.error(`bench: failed: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;
   })
-  .finally(() => loader.kill());
+  .finally(async () => {
+    stopLoader();
+    collector.close();
+    await Promise.all(STORES.map((store) => store.stop()));
+  });

@@ -1,6 +1,12 @@
 #!/usr/bin/env node
-// The `plant-store` command: serve, and manage tokens. Everything else lives in adapters/cli.
-import { runCli } from './adapters/cli/run-cli.js';
+// The `plant-store` command: `serve` goes to src/main.ts, `tokens` to the token administration.
+import { consoleIo, runCli } from './adapters/cli/run-cli.js';
+import { openTokenAdministration } from './composition/open-token-administration.js';
+import { openWebhookAdministration } from './composition/open-webhook-administration.js';
 
-// `serve` resolves once listening and keeps running; the other commands end with their code.
-process.exitCode = await runCli(process.argv.slice(2));
+process.exitCode = await runCli(process.argv.slice(2), process.env, consoleIo, {
+  // Loaded only to serve: the token commands need neither Koa nor the container.
+  serve: async (config, options) => (await import('./main.js')).serve(config, options),
+  openTokenAdministration,
+  openWebhookAdministration,
+});

@@ -51,7 +51,7 @@ app.post('/plants', { preHandler: requireScope('plants:write') }, async (request
 
 const host = process.env.HOST ?? '127.0.0.1';
 app.listen({ port: Number(process.env.PORT ?? 0), host }).then(
-  () => console.log(listeningLine(host, (app.server.address() as { port: number }).port)),
+  () => console.error(listeningLine(host, (app.server.address() as { port: number }).port)),
   (error: unknown) => {
     console.error(error);
     process.exit(1);

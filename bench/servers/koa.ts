@@ -60,6 +60,6 @@ app.use(router.routes()).use(router.allowedMethods());
 
 const host = process.env.HOST ?? '127.0.0.1';
 const server = app.listen(Number(process.env.PORT ?? 0), host, () => {
-  console.log(listeningLine(host, (server.address() as { port: number }).port));
+  console.error(listeningLine(host, (server.address() as { port: number }).port));
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -78,6 +78,6 @@ const server = createServer((req, res) => {
   handle(req, res).catch(() => send(res, 500, { error: 50001, message: 'unexpected failure' }));
 });
 server.listen(Number(process.env.PORT ?? 0), host, () => {
-  console.log(listeningLine(host, (server.address() as { port: number }).port));
+  console.error(listeningLine(host, (server.address() as { port: number }).port));
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
-import type * as ConfigModule from '../../src/adapters/config.js';
-import type * as ContainerModule from '../../src/adapters/container.js';
+import type * as ConfigModule from '../../src/adapters/config/index.js';
+import type * as CompositionModule from '../../src/composition/build-service.js';
 import { listeningLine, plantName, plantTag } from '../common.js';
 
 // The scaling harness: the real service, built from dist/ exactly as src/main.ts wires it, with a
@@ -13,10 +13,10 @@ import { listeningLine, plantName, plantTag } from '../common.js';
 
 const dist = (path: string) =>
   pathToFileURL(new URL(`../../dist/${path}`, import.meta.url).pathname).href;
-const { loadConfig } = (await import(dist('adapters/config.js'))) as typeof ConfigModule;
-const { buildContainer, TOKENS } = (await import(
-  dist('adapters/container.js')
-)) as typeof ContainerModule;
+const { loadConfig } = (await import(dist('adapters/config/index.js'))) as typeof ConfigModule;
+const { buildService } = (await import(
+  dist('composition/build-service.js')
+)) as typeof CompositionModule;
 
 const storage = JSON.parse(
   process.env.BENCH_STORAGE ?? '{"kind":"memory"}',
@@ -32,9 +32,7 @@ const settledRss = () => {
   return process.memoryUsage().rss;
 };
 
-const { container } = await buildContainer(config);
-const store = await container.getAsync(TOKENS.PlantStore);
-const app = await container.getAsync(TOKENS.HttpApp);
+const { store, app } = await buildService(config);
 const rssBefore = settledRss();
 
 const started = performance.now();
@@ -49,12 +47,12 @@ for (let id = 1; id <= count; id += BATCH) {
 const seedMs = performance.now() - started;
 const rssAfter = settledRss();
 
-console.log(
+console.error(
   `bench-scale: ${JSON.stringify({ storage: storage.kind, plants: count, rssBefore, rssAfter, seedMs: Math.round(seedMs) })}`,
 );
 
 const server = createServer(app.callback());
 server.listen(config.port, config.host);
 await once(server, 'listening');
-console.log(listeningLine(config.host, (server.address() as { port: number }).port));
+console.error(listeningLine(config.host, (server.address() as { port: number }).port));
 process.on('SIGTERM', () => process.exit(0));

@@ -1,6 +1,7 @@
 import { PlantError } from './errors.js';
 
-export const SCOPES = ['plants:read', 'plants:write'] as const;
+/** `metrics:read` reaches GET /metrics only; it never reaches plants. */
+export const SCOPES = ['plants:read', 'plants:write', 'metrics:read'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);

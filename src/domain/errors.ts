@@ -5,7 +5,13 @@ export type PlantErrorCode =
   | 'insufficient-scope'
   | 'plant-not-found'
   | 'duplicate-plant'
-  | 'storage-unavailable';
+  /** The tenant holds as many plants as its quota allows. */
+  | 'plant-quota-reached'
+  | 'storage-unavailable'
+  /** The store answers but takes no writes: out of memory or disk, or read-only. */
+  | 'storage-refuses-writes'
+  /** The identity provider's keys cannot be fetched, so a JWT can be neither accepted nor refused. */
+  | 'token-verification-unavailable';
 
 /** A refusal of the core: a stable code and a message that is safe to show to the caller. */
 export class PlantError extends Error {

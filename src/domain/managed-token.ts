@@ -1,4 +1,5 @@
 import { isScope, type Scope } from './caller.js';
+import { checkLabel, checkTenant } from './tenant.js';
 
 /** A token the service issued, as it is kept: never the token itself, only its SHA-256 digest. */
 export interface ManagedToken {
@@ -30,27 +31,29 @@ export interface TokenRequest {
   name?: string;
 }
 
-export const MAX_TOKEN_NAME_LENGTH = 100;
-export const MAX_TENANT_LENGTH = 256;
+const MAX_TOKEN_NAME_LENGTH = 100;
 
-// Control characters (C0, DEL, C1; lone surrogates too) would let a name rewrite the operator's terminal in `tokens list`.
-const CONTROL = /[\p{Cc}\p{Cs}]/u;
+/** A token request that cannot be issued, or a revocation that names no token; one line for the operator. */
+export class TokenRequestError extends Error {
+  override name = 'TokenRequestError';
+}
 
 /** Resolves a one-line reason the request cannot be issued, or undefined when it can. */
 export function checkTokenRequest({ tenant, scopes, name = '' }: TokenRequest): string | undefined {
   if (tenant === '') return 'a tenant is required (--tenant T)';
-  if ([...tenant].length > MAX_TENANT_LENGTH || CONTROL.test(tenant)) {
-    return `the tenant must be 1 to ${MAX_TENANT_LENGTH} characters without control characters`;
-  }
+  const badTenant = checkTenant(tenant);
+  if (badTenant !== undefined) return `the tenant ${badTenant}`;
   if (scopes.length === 0) return 'at least one scope is required (--scope plants:read)';
   const unknown = scopes.find((scope) => !isScope(scope));
   if (unknown !== undefined) {
-    return `unknown scope "${unknown}"; use plants:read or plants:write`;
+    return `unknown scope "${unknown}"; use plants:read, plants:write or metrics:read`;
   }
-  if ([...name].length > MAX_TOKEN_NAME_LENGTH || CONTROL.test(name)) {
-    return `the name must be at most ${MAX_TOKEN_NAME_LENGTH} characters without control characters`;
+  // A name is shown by `tokens list`: it must not be able to rewrite the terminal or spoof another.
+  if ([...name].length > MAX_TOKEN_NAME_LENGTH) {
+    return `the name must be at most ${MAX_TOKEN_NAME_LENGTH} characters`;
   }
-  return undefined;
+  const badName = checkLabel(name);
+  return badName === undefined ? undefined : `the name ${badName}`;
 }
 
 /** Whether the token may act at `now`: not revoked and not expired (it expires at `expiresAt`). */

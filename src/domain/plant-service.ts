@@ -1,7 +1,7 @@
 import { requireScope, type Caller } from './caller.js';
 import { PlantError } from './errors.js';
 import { isPlantId, type PlantId } from './plant-id.js';
-import { parseNewPlant, toPlant, type Plant } from './plant.js';
+import { parseNewPlant, toPlant, type NewPlant, type Plant } from './plant.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantPage, PlantUseCases } from '../ports/plant-use-cases.js';
 
@@ -12,10 +12,12 @@ export const MAX_LIMIT = 1000;
 export class PlantService implements PlantUseCases {
   constructor(private readonly store: PlantStore) {}
 
-  async createPlant(caller: Caller, input: Readonly<Record<string, unknown>>): Promise<Plant> {
+  async createPlant(caller: Caller, input: NewPlant): Promise<Plant> {
     requireScope(caller, 'plants:write');
+    // Checked again at run time: a caller without types can pass anything.
     const plant = parseNewPlant(input);
-    if (!(await this.store.insert(caller.tenant, plant))) {
+    // The event goes with the plant: a store records both or neither.
+    if (!(await this.store.insert(caller.tenant, plant, { type: 'plant.created', plant }))) {
       throw new PlantError('duplicate-plant', `a plant with id ${plant.id} already exists`);
     }
     return toPlant(plant);

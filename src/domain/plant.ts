@@ -4,11 +4,14 @@ import { isPlantId, MAX_PLANT_ID, MIN_PLANT_ID, type PlantId } from './plant-id.
 /** A plant as callers see it: never with its id. */
 export type Plant = { name: string; tag?: string };
 
-/** A plant to create. */
-export type NewPlant = { id: PlantId; name: string; tag?: string };
+/**
+ * A plant to create, as typed callers pass it: `id` is a bigint, or a number when it is a safe
+ * integer. `createPlant` still checks it at run time, for callers without types.
+ */
+export type NewPlant = { id: PlantId | number; name: string; tag?: string };
 
-/** A plant as a store keeps it. */
-export type StoredPlant = NewPlant;
+/** A plant as a store keeps it: checked, its id a bigint. */
+export type StoredPlant = { id: PlantId; name: string; tag?: string };
 
 export const NAME_MAX = 256;
 export const TAG_MAX = 64;
@@ -40,17 +43,34 @@ function checkText(field: string, value: unknown, min: number, max: number): str
 const invalid = (field: string, rule: string): PlantError =>
   new PlantError('invalid-plant', `${field} ${rule}`);
 
-/**
- * Checks a candidate plant field by field and returns only the known fields.
- * `id` may be a bigint, or a number when it is a safe integer (a convenience for embedders).
- */
-export function parseNewPlant(input: Readonly<Record<string, unknown>>): NewPlant {
-  const rawId = input.id;
-  const id = typeof rawId === 'number' && Number.isSafeInteger(rawId) ? BigInt(rawId) : rawId;
-  if (id === undefined) throw invalid('id', 'is required');
-  if (!isPlantId(id)) {
+/** The id as a bigint; a number only when it is a safe integer, since a larger one is already rounded. */
+function checkId(rawId: unknown): PlantId {
+  if (rawId === undefined) throw invalid('id', 'is required');
+  if (typeof rawId === 'number') {
+    if (Number.isSafeInteger(rawId)) return BigInt(rawId);
+    if (Number.isInteger(rawId)) {
+      throw invalid(
+        'id',
+        `${rawId} is not a safe integer, so it may be rounded already; pass a bigint`,
+      );
+    }
+  }
+  if (!isPlantId(rawId)) {
     throw invalid('id', `must be an integer from ${MIN_PLANT_ID} to ${MAX_PLANT_ID}`);
   }
+  return rawId;
+}
+
+/**
+ * Checks a candidate plant field by field and returns only the known fields. Takes `unknown`, so
+ * that untyped callers (parsed JSON, plain JavaScript) get the same refusals as typed ones.
+ */
+export function parseNewPlant(candidate: unknown): StoredPlant {
+  if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
+    throw new PlantError('invalid-plant', 'a plant must be an object with id and name');
+  }
+  const input = candidate as Readonly<Record<string, unknown>>;
+  const id = checkId(input.id);
   if (input.name === undefined) throw invalid('name', 'is required');
   const name = checkText('name', input.name, 1, NAME_MAX);
   if (input.tag === undefined) return { id, name };

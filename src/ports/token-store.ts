@@ -2,7 +2,8 @@ import type { ManagedToken, TokenSummary } from '../domain/managed-token.js';
 
 /**
  * Driven port: where managed tokens are kept. Implementations translate their outages into a
- * `storage-unavailable` PlantError; no method ever receives or returns a token's text.
+ * `storage-unavailable` PlantError; no method ever receives or returns a token's text. Its
+ * connection belongs to the Storage that opened it (ports/storage.ts), which closes it.
  */
 export interface TokenStore {
   /** Stores the token; resolves false (storing nothing) when a token with its id exists. */
@@ -15,6 +16,6 @@ export interface TokenStore {
   revoke(id: string, at: Date): Promise<boolean>;
   /** Records a use at `at` unless a later one is recorded; resolves quietly when absent. */
   markUsed(id: string, at: Date): Promise<void>;
-  /** Releases connections; the store is not used afterwards. */
-  close(): Promise<void>;
+  /** Resolves when the store can serve lookups; rejects with a `storage-unavailable` PlantError otherwise. */
+  ping(): Promise<void>;
 }

@@ -1,15 +1,18 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { expect } from 'chai';
+import { runProgram } from '../support/service-process.js';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 
-// The benchmark is not part of the tests, but its --quick mode is, so that it cannot rot: every
-// server must start, answer under load and stop, and the output must keep its shape. Speed is never
-// asserted here (the machine may be busy); only structure.
+// The benchmark's --quick mode, checked so that it cannot rot: every server must start, answer
+// under load and stop, and the output must keep its shape. Speed is never asserted here (the
+// machine may be busy); only structure. It takes about half a minute, so `npm test` leaves it to
+// `npm run bench:quick`, a step of its own in .ci/run.
 describe('bench --quick', function () {
-  this.timeout(120_000);
-  let code: number | null;
+  // Seven servers (three on Redis or FerretDB when installed) on a shared machine.
+  this.timeout(300_000);
+  let code: number;
   let stdout = '';
   let stderr = '';
 
@@ -23,13 +26,7 @@ describe('bench --quick', function () {
       },
     );
     expect(build.status, build.stdout + build.stderr).to.equal(0);
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/run.ts', '--quick'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
-    [code] = (await once(child, 'exit')) as [number | null];
+    ({ code, stdout, stderr } = await runProgram(['bench/run.ts', '--quick'], {}, 280_000));
   });
 
   it('when run, then it exits 0 and says whether it pinned the processes', () => {
@@ -60,6 +57,24 @@ describe('bench --quick', function () {
       }
     }
     expect(stdout).to.match(/^memory +1000 +\d+ /m);
+  });
+
+  it('when run, then the floor line comes before the last, and the Redis lines when it measured Redis', () => {
+    const lines = stdout.trimEnd().split('\n');
+    const floor =
+      /^bench-floor: GET \d+\.\d\d POST \d+\.\d\d \(service\/node:http per CPU-s, median of 1 rounds\)$/;
+    expect(lines.at(-2)).to.match(/^bench-(floor|redis|workers): /);
+    expect(
+      lines.some((line) => floor.test(line)),
+      stdout,
+    ).to.equal(true);
+    const redis = /^store: redis /m.test(stdout);
+    const redisLine =
+      /^bench-redis: GET \d+\.\d\d POST \d+\.\d\d \(service on Redis\/service on memory, median of 1 rounds\)$/m;
+    expect(redisLine.test(stdout), stdout).to.equal(redis);
+    const workers =
+      /^bench-workers: GET \d+\.\d\d POST \d+\.\d\d \(2 workers\/1 process on one Redis, req\/s, median of 1 rounds\)$/m;
+    expect(workers.test(stdout), stdout).to.equal(redis && availableParallelism() > 1);
   });
 
   it('when run, then the last line is the one scripts read', () => {

@@ -3,8 +3,13 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import { expect } from 'chai';
 import { StaticTokenVerifier } from '../../src/adapters/auth/static-token-verifier.js';
-import type { Config, StaticToken, StorageConfig } from '../../src/adapters/config.js';
-import { buildContainer, TOKENS, type Wiring } from '../../src/adapters/container.js';
+import {
+  loadConfig,
+  type Config,
+  type StaticToken,
+  type StorageConfig,
+} from '../../src/adapters/config/index.js';
+import { buildService, type Service } from '../../src/composition/build-service.js';
 import type { Scope } from '../../src/domain/caller.js';
 import type { PlantStore } from '../../src/ports/plant-store.js';
 import { send, type HttpResponse, type RequestOptions } from './http-client.js';
@@ -19,7 +24,7 @@ const ROLE_SCOPES: Record<Role, Scope[]> = {
   other: ['plants:read', 'plants:write'],
 };
 
-/** A running service (real container, real server on loopback) with one tenant per test. */
+/** A running service (real composition, real server on loopback) with one tenant per test. */
 export class Api {
   /** `both`, `read` and `write` act in `tenant`; `other` in a second tenant. */
   readonly tokens: Record<Role, string>;
@@ -28,7 +33,7 @@ export class Api {
 
   private constructor(
     private readonly server: Server,
-    private readonly wiring: Wiring,
+    private readonly service: Service,
     private readonly validator: OpenApiValidator,
     readonly store: PlantStore,
     private readonly tokenTable: StaticToken[],
@@ -46,28 +51,33 @@ export class Api {
       scopes: ROLE_SCOPES[role],
     }));
     const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
+      ...loadConfig({ LOG_LEVEL: 'silent' }),
       storage,
       tokens,
-      logLevel: 'silent',
-      rateLimit: 0,
+      // The contract suites send many refused tokens from one address on purpose.
+      authFailureLimit: 0,
       ...extra,
     };
     // The real StaticTokenVerifier, rebuilt whenever the tests move tokens to fresh tenants.
     let verifier = new StaticTokenVerifier(tokens);
-    const wiring = await buildContainer(config, {
-      tokens: { verify: (token) => verifier.verify(token) },
+    const service = await buildService(config, {
+      verifier: { verify: (token) => verifier.verify(token) },
     });
-    const server = createServer((await wiring.container.getAsync(TOKENS.HttpApp)).callback());
+    const server = createServer(service.app.callback());
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const { port } = server.address() as { port: number };
     const document = JSON.parse((await send(port, 'GET', '/openapi.json')).text);
-    const store = await wiring.container.getAsync(TOKENS.PlantStore);
-    const api = new Api(server, wiring, new OpenApiValidator(document), store, tokens, () => {
-      verifier = new StaticTokenVerifier(tokens);
-    });
+    const api = new Api(
+      server,
+      service,
+      new OpenApiValidator(document),
+      service.store,
+      tokens,
+      () => {
+        verifier = new StaticTokenVerifier(tokens);
+      },
+    );
     api.newTenants();
     return api;
   }
@@ -132,7 +142,7 @@ export class Api {
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
-    await this.wiring.dispose();
+    await this.service.close();
   }
 }
 

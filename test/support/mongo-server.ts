@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { freePort } from './free-port.js';
+import { accepts, mongoCommand } from './own-server.js';
 import { serverMissing } from './server-requirement.js';
 
 /** A MongoDB-compatible server for one suite; `url` names a database of its own. */
@@ -28,20 +28,6 @@ process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-function findExecutable(name: string): string | undefined {
-  const gobin = join(process.env.GOPATH?.split(delimiter)[0] ?? join(homedir(), 'go'), 'bin');
-  for (const dir of [...(process.env.PATH ?? '').split(delimiter), gobin]) {
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /** Replaces the database in a MongoDB URL's path, keeping hosts and options. */
 export function withDatabase(url: string, database: string): string {
   const match = /^([a-z+]+:\/\/[^/?]*)(?:\/[^?]*)?(\?.*)?$/i.exec(url);
@@ -49,35 +35,22 @@ export function withDatabase(url: string, database: string): string {
   return `${match[1]}/${database}${match[2] ?? ''}`;
 }
 
+const newDatabase = () => `plant_store_test_${randomUUID().replaceAll('-', '')}`;
+
 /** The server to test against, or the reason there is none (for `serverMissing`). */
 export async function startMongoServer(): Promise<MongoServer | string> {
-  const database = `plant_store_test_${randomUUID().replaceAll('-', '')}`;
   const given = process.env.MONGODB_URL;
-  if (given) return external(withDatabase(given, database));
-  const mongod = findExecutable('mongod');
-  if (mongod !== undefined) {
-    return spawned('mongod', database, (dir, port) => [
-      mongod,
-      ['--dbpath', dir, '--port', String(port), '--bind_ip', '127.0.0.1', '--quiet'],
-    ]);
-  }
-  const ferretdb = findExecutable('ferretdb');
-  if (ferretdb !== undefined) {
-    return spawned('ferretdb', database, (dir, port) => [
-      ferretdb,
-      [
-        '--handler=sqlite',
-        `--sqlite-url=file:${dir}/`,
-        `--state-dir=${dir}`,
-        `--listen-addr=127.0.0.1:${port}`,
-        // The debug listener would otherwise take port 8088; telemetry must never run.
-        '--debug-addr=-',
-        '--telemetry=disable',
-        '--log-level=error',
-      ],
-    ]);
-  }
-  return 'no MONGODB_URL, and neither mongod nor ferretdb found (run scripts/install-ferretdb.sh)';
+  if (given) return external(withDatabase(given, newDatabase()));
+  const own = await startOwnMongo();
+  return typeof own === 'string' ? `no MONGODB_URL, and ${own}` : own;
+}
+
+/** A mongod or ferretdb of the suite's own on a free port, or the reason there is none. */
+async function startOwnMongo(): Promise<MongoServer | string> {
+  const database = newDatabase();
+  const found = mongoCommand();
+  if (found !== undefined) return spawned(found.kind, database, found.command);
+  return 'neither mongod nor ferretdb found (run scripts/install-ferretdb.sh)';
 }
 
 function external(url: string): MongoServer {
@@ -165,31 +138,15 @@ async function waitForPort(port: number, child: ChildProcess, log: () => string)
   }
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
 /**
- * A server the test may stop and start again (for outages): missing, it goes through
- * serverMissing; given by MONGODB_URL, which the test cannot stop, the suite skips and says why.
+ * A server of the suite's own, which it may stop and start again (for outages), even when
+ * MONGODB_URL names one; when there is none, it goes through serverMissing.
  */
 export async function startStoppableMongo(context: Mocha.Context): Promise<MongoServer> {
-  const found = await startMongoServer();
+  const found = await startOwnMongo();
   if (typeof found === 'string') {
     serverMissing(context, 'MongoDB', found);
     throw new Error('unreachable: serverMissing skips or throws');
-  }
-  if (found.stop === undefined) {
-    await found.dispose();
-    console.warn('    skipped: the outage test cannot stop a server given by MONGODB_URL');
-    context.skip();
   }
   return found;
 }

@@ -30,8 +30,10 @@ export class OpenApiValidator {
     );
     const where = `${method} ${path} -> ${response.status}`;
     if (known === undefined) {
-      // Outside the operations (unknown route or method): still the Error body.
-      if (response.status >= 400) this.validate('#/components/schemas/Error', response, where);
+      // Outside the operations (unknown route or method): still the Error body (none for HEAD).
+      if (response.status >= 400 && method !== 'HEAD') {
+        this.validate('#/components/schemas/Error', response, where);
+      }
       return;
     }
     const operation = this.document.paths[known.template]![known.method]!;

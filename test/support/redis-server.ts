@@ -49,7 +49,8 @@ async function untilPong(port: number, child: ChildProcess, ms = 5000): Promise<
       socket.once('error', () => done(''));
       socket.once('close', () => done(''));
     });
-    if (answer.startsWith('+PONG')) return;
+    // With requirepass, an unauthenticated PING is refused: the server is up all the same.
+    if (answer.startsWith('+PONG') || answer.startsWith('-NOAUTH')) return;
     if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not answer PING`);
     await sleep(20);
   }
@@ -204,3 +205,9 @@ export async function useRedis(): Promise<RedisUnderTest | string> {
   const prefix = `plant-store-test:${randomUUID()}:`;
   return { url, prefix, close: () => deleteKeys(url, prefix) };
 }
+
+/** The two Redis deployments every Redis storage suite runs on: a single server and a cluster. */
+export const REDIS_DEPLOYMENTS = [
+  ['Redis', useRedis],
+  ['Redis Cluster', startRedisCluster],
+] as const;

@@ -8,3 +8,25 @@ export function serverMissing(context: Mocha.Context, what: string, reason: stri
   console.warn(`    skipped: ${message}`);
   context.skip();
 }
+
+/**
+ * The server of the suite being described (call it inside `describe`): provided before the
+ * suite's tests, closed after them; when `provide` answers a reason instead of a server,
+ * `serverMissing` decides. Resolves the server in the tests and hooks that run later.
+ */
+export function suiteServer<T extends object>(
+  what: string,
+  provide: () => Promise<T | string>,
+  close: (server: T) => Promise<unknown>,
+): () => T {
+  let server: T | undefined;
+  before(async function () {
+    const provided = await provide();
+    if (typeof provided === 'string') return serverMissing(this, what, provided);
+    server = provided;
+  });
+  after(async () => {
+    if (server !== undefined) await close(server);
+  });
+  return () => server!;
+}

@@ -1,25 +1,67 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
 
-/** `npm start` in a child process (through tsx, so no build is needed): the service as users run it. */
+/** `npm start`: src/main.ts, through tsx so that no build is needed. */
+export const MAIN = ['src/main.ts'];
+/** The `plant-store` bin: src/cli.ts through tsx, as the built bin runs; append its arguments. */
+export const CLI = ['src/cli.ts'];
+/** The built bin, exactly what `npm start` and users run; call `buildDist()` first. */
+export const BUILT_CLI = ['dist/cli.js'];
+
+/** A program that ran to its end. */
+export interface ProgramOutcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** A service process listening on loopback. */
 export interface ServiceProcess {
   readonly port: number;
-  /** Sends SIGTERM and waits for the process to exit. */
-  stop(): Promise<void>;
+  /** Everything it wrote to stdout and stderr so far. */
+  output(): string;
+  /** What it wrote to stdout alone so far. */
+  stdout(): string;
+  /** Whether the process is still running. */
+  running(): boolean;
+  /** The first match of `pattern` in its output; fails if none appears in time. */
+  waitFor(pattern: RegExp): Promise<RegExpExecArray>;
+  /** Sends SIGTERM and resolves its exit code once it is gone (null if it had to be killed). */
+  stop(): Promise<number | null>;
+  /** Sends SIGKILL (a crash: nothing is flushed or closed) and resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+// Resolved here, so that the loader is found whatever the program's working directory.
+const TSX = import.meta.resolve('tsx');
 const STARTUP_TIMEOUT_MS = 30_000;
+const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
 const live = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
 });
 
-function spawnMain(env: Record<string, string>): ChildProcessByStdio<null, Readable, Readable> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+type Child = ChildProcessByStdio<null, Readable, Readable>;
+
+/**
+ * Runs `node --import tsx <command>` in the repository. Of this process's environment only PATH
+ * passes, so that a developer's PLANT_STORE_* or REDIS_URL never changes what a test sees.
+ */
+function spawnProgram(
+  command: string[],
+  env: Record<string, string>,
+  prefix: string[] = [],
+): Child {
+  const node = [process.execPath, '--import', TSX, ...command];
+  // A prefix runs node through another program, e.g. `taskset -c 0` to pin it to a core.
+  const [file, ...args] = [...prefix, ...node] as [string, ...string[]];
+  const child = spawn(file, args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'error', ...env },
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
@@ -27,54 +69,101 @@ function spawnMain(env: Record<string, string>): ChildProcessByStdio<null, Reada
   return child;
 }
 
-/** Starts `src/main.ts` on a free port with the given environment; resolves once it listens. */
-export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
-  const child = spawnMain(env);
-  let output = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`service did not start:\n${output}`)),
-      STARTUP_TIMEOUT_MS,
-    );
-    const read = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /listening on http:\/\/[^\s]+:(\d+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(Number(match[1]));
-      }
-    };
-    child.stdout.on('data', read);
-    child.stderr.on('data', read);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited with ${code}:\n${output}`));
-    });
-  }).catch(async (error: unknown) => {
+/** Resolves once the process has exited and its output is read. */
+const closed = (child: Child): Promise<void> =>
+  new Promise((resolve) => child.once('close', () => resolve()));
+
+/** Runs a program (`MAIN`, `[...CLI, 'tokens', ...]`, any script) to its end. */
+export async function runProgram(
+  command: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 30_000,
+): Promise<ProgramOutcome> {
+  const child = spawnProgram(command, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  await closed(child);
+  clearTimeout(timer);
+  if (child.exitCode === null)
+    expect.fail(`${command.join(' ')} did not exit within ${timeoutMs} ms:\n${stdout}${stderr}`);
+  return { code: child.exitCode, stdout, stderr };
+}
+
+/** How to start a service process beyond its environment. */
+export interface StartOptions {
+  /** Runs node through this program, e.g. `['taskset', '-c', '0']`. */
+  prefix?: string[];
+  /** How long to wait for the listening line (and for each waitFor); 30 s unless given. */
+  timeoutMs?: number;
+}
+
+/**
+ * Starts the service (`MAIN`, or `[...CLI, 'serve']`) on a free port (unless env has PORT);
+ * resolves once it prints its listening line, that is once its storage is open.
+ */
+export async function startService(
+  env: Record<string, string>,
+  command: string[] = MAIN,
+  { prefix = [], timeoutMs = STARTUP_TIMEOUT_MS }: StartOptions = {},
+): Promise<ServiceProcess> {
+  const child = spawnProgram(command, env, prefix);
+  let text = '';
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    text += chunk;
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk: Buffer) => (text += chunk));
+  let gone = false;
+  const exited = closed(child).then(() => {
+    gone = true;
+  });
+
+  const waitFor = async (pattern: RegExp): Promise<RegExpExecArray> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const match = pattern.exec(text);
+      if (match) return match;
+      if (gone || Date.now() > deadline) break;
+      await sleep(50);
+    }
+    return expect.fail(`no ${pattern} in what ${command.join(' ')} wrote:\n${text}`);
+  };
+  const stop = async (): Promise<number | null> => {
+    if (!gone) child.kill('SIGTERM');
+    const forced = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(forced);
+    return child.exitCode;
+  };
+
+  const listening = await waitFor(LISTENING).catch((error: unknown) => {
     child.kill('SIGKILL');
     throw error;
   });
+  const kill = async (): Promise<void> => {
+    if (!gone) child.kill('SIGKILL');
+    await exited;
+  };
   return {
-    port,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-      await exited;
-      clearTimeout(timer);
-    },
+    port: Number(listening[1]),
+    output: () => text,
+    stdout: () => stdout,
+    running: () => !gone,
+    waitFor,
+    stop,
+    kill,
   };
 }
 
-/** Runs `src/main.ts` expecting start-up to fail; resolves its exit code and what it wrote to stderr. */
-export async function failedStart(
-  env: Record<string, string>,
-): Promise<{ code: number | null; stderr: string }> {
-  const child = spawnMain(env);
-  let stderr = '';
-  child.stdout.resume();
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
-  return { code, stderr };
+/**
+ * Builds dist/ when a source is newer than it (what `npm start` does first), for tests that start
+ * so many processes that compiling each through tsx would cost minutes.
+ */
+export async function buildDist(): Promise<void> {
+  const { code, stderr } = await runProgram(['scripts/build-if-stale.ts'], {}, 180_000);
+  if (code !== 0) throw new Error(`building dist/ failed: ${stderr}`);
 }

@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
-import { CompositeTokenVerifier } from '../../src/adapters/auth/composite-token-verifier.js';
-import { JwtTokenVerifier } from '../../src/adapters/auth/jwt-token-verifier.js';
-import { ManagedTokenVerifier } from '../../src/adapters/auth/managed-token-verifier.js';
-import { issueToken } from '../../src/adapters/auth/managed-tokens.js';
-import { StaticTokenVerifier } from '../../src/adapters/auth/static-token-verifier.js';
-import type { Config, JwtConfig, StaticToken } from '../../src/adapters/config.js';
-import { buildContainer, TOKENS, type Wiring } from '../../src/adapters/container.js';
+import { loadConfig, type JwtConfig, type StaticToken } from '../../src/adapters/config/index.js';
+import { MemoryPlantStore } from '../../src/adapters/storage/memory/memory-plant-store.js';
 import { MemoryTokenStore } from '../../src/adapters/storage/memory/memory-token-store.js';
+import { buildService, type Service } from '../../src/composition/build-service.js';
 import type { Scope } from '../../src/domain/caller.js';
 import { send, type HttpResponse, type RequestOptions } from './http-client.js';
 import type { IdentityProvider } from './identity-provider.js';
@@ -27,52 +23,42 @@ export const jwtConfigFor = (provider: IdentityProvider): JwtConfig => ({
 });
 
 /**
- * A running service (real Koa app, memory plants) that accepts all three kinds of token, and can
- * mint a token of any kind for any tenant and scopes. Static tokens are added while it runs.
+ * A running service (built by the real composition, memory stores) that accepts all three kinds
+ * of token, and can mint a token of any kind for any tenant and scopes. Static tokens are
+ * configuration: adding one builds the service anew on the same stores, as a restart with a new
+ * PLANT_STORE_TOKENS would; managed tokens are issued through the service's own administration.
  */
 export class TokenKindsApi {
+  private readonly statics: StaticToken[] = [];
+  private readonly server: Server;
+  private validator: OpenApiValidator | undefined;
+  private handle: RequestListener;
+
   private constructor(
-    private readonly statics: { list: StaticToken[]; verifier: StaticTokenVerifier },
-    private readonly server: Server,
-    private readonly wiring: Wiring,
-    private readonly validator: OpenApiValidator,
-    private readonly tokenStore: MemoryTokenStore,
+    private service: Service,
+    private readonly rebuild: (statics: StaticToken[]) => Promise<Service>,
     private readonly provider: IdentityProvider,
-  ) {}
+  ) {
+    this.handle = service.app.callback();
+    this.server = createServer((req, res) => this.handle(req, res));
+  }
 
   static async start(provider: IdentityProvider): Promise<TokenKindsApi> {
-    const jwt = jwtConfigFor(provider);
-    const config: Config = {
-      port: 0,
-      host: '127.0.0.1',
-      storage: { kind: 'memory' },
-      tokens: [],
-      logLevel: 'silent',
-      rateLimit: 0,
-      jwt,
+    // No per-address failure budget: these tests send many refused tokens from one address on
+    // purpose (test/contract/http/auth-failures.test.ts covers the budget).
+    const config = {
+      ...loadConfig({ LOG_LEVEL: 'silent' }),
+      jwt: jwtConfigFor(provider),
+      authFailureLimit: 0,
     };
-    const tokenStore = new MemoryTokenStore();
-    const statics = { list: [] as StaticToken[], verifier: new StaticTokenVerifier([]) };
-    // The real verifiers, composed as the container composes them, with a static part that grows.
-    const tokens = new CompositeTokenVerifier({
-      static: { verify: (token) => statics.verifier.verify(token) },
-      managed: new ManagedTokenVerifier(tokenStore),
-      jwt: new JwtTokenVerifier(jwt),
-    });
-    const wiring = await buildContainer(config, { tokens, tokenStore });
-    const server = createServer((await wiring.container.getAsync(TOKENS.HttpApp)).callback());
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as { port: number };
-    const document = JSON.parse((await send(port, 'GET', '/openapi.json')).text);
-    return new TokenKindsApi(
-      statics,
-      server,
-      wiring,
-      new OpenApiValidator(document),
-      tokenStore,
-      provider,
-    );
+    const stores = { store: new MemoryPlantStore(), tokenStore: new MemoryTokenStore() };
+    const rebuild = (tokens: StaticToken[]) => buildService({ ...config, tokens }, stores);
+    const api = new TokenKindsApi(await rebuild([]), rebuild, provider);
+    api.server.listen(0, '127.0.0.1');
+    await once(api.server, 'listening');
+    const document = JSON.parse((await send(api.port, 'GET', '/openapi.json')).text);
+    api.validator = new OpenApiValidator(document);
+    return api;
   }
 
   /** A new token of `kind` for the tenant with exactly these scopes. */
@@ -80,12 +66,15 @@ export class TokenKindsApi {
     switch (kind) {
       case 'static': {
         const token = `static_${randomBytes(18).toString('base64url')}`;
-        this.statics.list.push({ token, tenant, scopes });
-        this.statics.verifier = new StaticTokenVerifier(this.statics.list);
+        this.statics.push({ token, tenant, scopes });
+        const previous = this.service;
+        this.service = await this.rebuild([...this.statics]);
+        this.handle = this.service.app.callback();
+        await previous.close();
         return token;
       }
       case 'managed':
-        return (await issueToken(this.tokenStore, { tenant, scopes })).token;
+        return (await this.service.tokens.issue({ tenant, scopes })).token;
       case 'jwt':
         // Both claim forms: `scp` as an array for single scopes, `scope` as a string otherwise.
         return this.provider.sign(
@@ -113,13 +102,13 @@ export class TokenKindsApi {
       headers,
       ...(body !== undefined && { body }),
     });
-    this.validator.check(method, path, response);
+    this.validator!.check(method, path, response);
     return response;
   }
 
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
-    await this.wiring.dispose();
+    await this.service.close();
   }
 }

@@ -1,13 +1,20 @@
 import type { Caller } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { MANAGED_TOKEN_PREFIX } from './managed-tokens.js';
+import { MANAGED_TOKEN_PREFIX } from './token-format.js';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** Told how each verification ended: by the kind of token, accepted, refused or failed (an outage). */
+export type VerificationObserver = (
+  kind: 'static' | 'managed' | 'jwt',
+  result: 'accepted' | 'refused' | 'error',
+) => void;
 
 /**
  * Static tokens first (no I/O), then by shape: `pst_` tokens to the managed verifier, three-part
  * tokens to the JWT verifier when one is configured. A token goes to at most one of the last two,
- * so a JWT never costs a store lookup and a managed token never a JWKS fetch.
+ * so a JWT never costs a store lookup and a managed token never a JWKS fetch. A token of no known
+ * shape counts as a refused static one.
  */
 export class CompositeTokenVerifier implements TokenVerifier {
   constructor(
@@ -16,13 +23,41 @@ export class CompositeTokenVerifier implements TokenVerifier {
       managed?: TokenVerifier | undefined;
       jwt?: TokenVerifier | undefined;
     },
+    private readonly observe: VerificationObserver = () => {},
   ) {}
+
+  /** Configured tokens are known without I/O. */
+  verifyNow(token: string): Caller | undefined {
+    const caller = this.parts.static.verifyNow?.(token);
+    if (caller !== undefined) this.observe('static', 'accepted');
+    return caller;
+  }
 
   async verify(token: string): Promise<Caller | undefined> {
     const caller = await this.parts.static.verify(token);
-    if (caller !== undefined) return caller;
-    if (token.startsWith(MANAGED_TOKEN_PREFIX)) return this.parts.managed?.verify(token);
-    if (JWT_SHAPE.test(token)) return this.parts.jwt?.verify(token);
+    if (caller !== undefined) {
+      this.observe('static', 'accepted');
+      return caller;
+    }
+    if (token.startsWith(MANAGED_TOKEN_PREFIX))
+      return this.counted('managed', this.parts.managed, token);
+    if (JWT_SHAPE.test(token)) return this.counted('jwt', this.parts.jwt, token);
+    this.observe('static', 'refused');
     return undefined;
+  }
+
+  private async counted(
+    kind: 'managed' | 'jwt',
+    verifier: TokenVerifier | undefined,
+    token: string,
+  ): Promise<Caller | undefined> {
+    try {
+      const caller = await verifier?.verify(token);
+      this.observe(kind, caller === undefined ? 'refused' : 'accepted');
+      return caller;
+    } catch (error) {
+      this.observe(kind, 'error');
+      throw error;
+    }
   }
 }

@@ -2,9 +2,10 @@ import type { KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { isScope, type Caller, type Scope } from '../../domain/caller.js';
 import { PlantError } from '../../domain/errors.js';
+import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import type { JwtConfig } from '../config.js';
+import type { JwtConfig } from '../config/index.js';
 import { parsePublicKey } from './public-key.js';
 
 /** How often an unknown `kid` may trigger a JWKS refetch, and how long fetched keys are kept. */
@@ -60,7 +61,10 @@ export class JwtTokenVerifier implements TokenVerifier {
         } catch (error) {
           if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw error;
           options.logger?.warn({ err: error }, 'the JWKS could not be fetched');
-          throw new PlantError('storage-unavailable', "the token issuer's keys are unavailable");
+          throw new PlantError(
+            'token-verification-unavailable',
+            "the token issuer's keys are unavailable",
+          );
         }
       };
     }
@@ -86,7 +90,11 @@ export class JwtTokenVerifier implements TokenVerifier {
       return undefined;
     }
     const tenant = payload[this.config.tenantClaim];
-    if (typeof tenant !== 'string' || tenant === '') return undefined;
+    // The same rule as static and managed tokens: a claim is no way around it.
+    if (!isTenant(tenant)) {
+      this.options.logger?.debug({ reason: 'tenant claim' }, 'JWT refused');
+      return undefined;
+    }
     return Object.freeze({ tenant, scopes: Object.freeze(scopesOf(payload)) });
   }
 }

@@ -1,20 +1,20 @@
 import type { Caller } from '../../domain/caller.js';
 import { isTokenActive, type ManagedToken } from '../../domain/managed-token.js';
+import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { BoundedCache } from './bounded-cache.js';
-import { digestMatches, managedTokenId } from './managed-tokens.js';
+import { digestMatches, managedTokenId } from './token-format.js';
 
-/** How long a looked-up token (or its absence) is trusted: the bound on revocation delay. */
-export const TOKEN_CACHE_TTL_MS = 5_000;
 /** Tokens (and, separately, unknown ids) remembered per process. */
-export const TOKEN_CACHE_CAPACITY = 10_000;
+const TOKEN_CACHE_CAPACITY = 10_000;
 /** Last use is written at most this often per token. */
-export const LAST_USED_RESOLUTION_MS = 60_000;
+const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface ManagedTokenVerifierOptions {
-  ttlMs?: number;
+  /** How long a looked-up token (or its absence) is trusted: the bound on revocation delay. */
+  ttlMs: number;
   capacity?: number;
   now?: () => number;
   logger?: Logger;
@@ -34,9 +34,9 @@ export class ManagedTokenVerifier implements TokenVerifier {
 
   constructor(
     private readonly store: TokenStore,
-    private readonly options: ManagedTokenVerifierOptions = {},
+    private readonly options: ManagedTokenVerifierOptions,
   ) {
-    const { ttlMs = TOKEN_CACHE_TTL_MS, capacity = TOKEN_CACHE_CAPACITY, now = Date.now } = options;
+    const { ttlMs, capacity = TOKEN_CACHE_CAPACITY, now = Date.now } = options;
     this.now = now;
     this.known = new BoundedCache(capacity, ttlMs, now);
     // Unknown ids get a cache of their own, so a flood of made-up tokens cannot evict real ones.
@@ -62,7 +62,10 @@ export class ManagedTokenVerifier implements TokenVerifier {
     // Concurrent requests with one token share one store round trip.
     let fetching = this.pending.get(id);
     if (fetching === undefined) {
-      fetching = this.store.find(id).finally(() => this.pending.delete(id));
+      fetching = this.store
+        .find(id)
+        .then((record) => this.usable(record))
+        .finally(() => this.pending.delete(id));
       this.pending.set(id, fetching);
       const record = await fetching;
       if (record === undefined) this.unknown.set(id, true);
@@ -70,6 +73,13 @@ export class ManagedTokenVerifier implements TokenVerifier {
       return record;
     }
     return fetching;
+  }
+
+  /** Tokens are checked when issued; a record edited in the store since is refused, not trusted. */
+  private usable(record: ManagedToken | undefined): ManagedToken | undefined {
+    if (record === undefined || isTenant(record.tenant)) return record;
+    this.options.logger?.warn({ tokenId: record.id }, 'a managed token names an invalid tenant');
+    return undefined;
   }
 
   private noteUse(id: string, now: number): void {

@@ -1,5 +1,5 @@
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-export const MAX_LIFETIME_MS = 3650 * UNIT_MS.d;
+const MAX_LIFETIME_MS = 3650 * UNIT_MS.d;
 
 /** Reads `30d`, `12h`, `45m` or `90s` as milliseconds, or `never` as undefined; throws otherwise. */
 export function parseLifetime(text: string): number | undefined {

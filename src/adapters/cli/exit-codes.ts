@@ -1,4 +1,4 @@
-/** Exit codes scripts can rely on (README, "Tokens"). */
+/** Exit codes scripts can rely on (docs/tokens.md, "Commands"). */
 export const EXIT = {
   ok: 0,
   /** Configuration, storage or anything unexpected failed. */

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { isPlantError } from '../../domain/errors.js';
-import { ConfigError, loadConfig } from '../config.js';
-import { createTokenStore } from '../storage/create-token-store.js';
+import type { TokenAdministration } from '../../ports/token-administration.js';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { StorageOpenError } from '../storage/storage-open-error.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { parseServeOptions, type ServeOptions } from './serve-options.js';
 import {
   CREATE_HELP,
   createToken,
@@ -12,26 +15,52 @@ import {
   TOKENS_HELP,
   type Io,
 } from './token-commands.js';
+import { runWebhookCommand } from './webhook-commands.js';
+import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
 
-export const HELP = `Usage: plant-store <command> [options]
+/** What the command line drives; the composition supplies it (src/cli.ts). */
+export interface CliApplication {
+  /** Runs the service (in worker processes when asked); resolves once it listens, rejects when it cannot start. */
+  serve(config: Config, options: ServeOptions): Promise<unknown>;
+  /** Opens the token administration over the configured storage, and how to release it. */
+  openTokenAdministration(
+    config: Config,
+  ): Promise<{ tokens: TokenAdministration; close(): Promise<void> }>;
+  /** Opens webhook administration over the configured storage (absent: no `webhooks` command). */
+  openWebhookAdministration?(
+    config: Config,
+  ): Promise<{ webhooks: WebhookAdmin; close(): Promise<void> }>;
+}
+
+/** The package's version: package.json sits three folders up from src/adapters/cli and dist/adapters/cli alike. */
+function version(): string {
+  const url = new URL('../../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
+
+const HELP = `Usage: plant-store <command> [options]
 
 Commands:
-  serve     run the HTTP service (configured by the environment; see the README)
+  serve     run the HTTP service (configured by the environment; see docs/operations.md)
   tokens    create, list and revoke managed API tokens
+  webhooks  add, list, remove and rotate webhook subscriptions (docs/webhooks.md)
 
 Options:
   -h, --help     show this help (also: plant-store <command> --help)
+  -v, --version  print the version
 
 Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad command line,
-3 token not found.`;
+3 token or webhook not found.`;
 
-const SERVE_HELP = `Usage: plant-store serve
+const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
 
 Runs the HTTP service until SIGTERM or SIGINT. Configured by the environment (PORT, HOST,
 PLANT_STORE_STORAGE, PLANT_STORE_TOKENS, PLANT_STORE_TOKEN_FILE, PLANT_STORE_JWT_*, ...).
 
 Options:
-  -h, --help     show this help`;
+  --workers N|auto   serve from N worker processes on one port (auto: one per core); needs
+                     PLANT_STORE_STORAGE=redis or mongodb, whose plants every worker shares
+  -h, --help         show this help`;
 
 const COMMANDS = {
   create: { run: createToken, help: CREATE_HELP },
@@ -41,32 +70,44 @@ const COMMANDS = {
 
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
 
-const consoleIo: Io = {
+/** The process's stdout and stderr, a line at a time. */
+export const consoleIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
-/** Runs one command line; resolves its exit code (`serve` resolves once the server listens). */
+/** Runs one command line; resolves its exit code (`serve` resolves once the server serves: its storage open). */
 export async function runCli(
   argv: readonly string[],
-  env: NodeJS.ProcessEnv = process.env,
-  io: Io = consoleIo,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  application: CliApplication,
 ): Promise<number> {
   const [command, ...rest] = argv;
   try {
     if (command === undefined) throw new UsageError('a command is required: serve or tokens');
+    if (command === '--version' || command === '-v') {
+      io.out(version());
+      return EXIT.ok;
+    }
     if (command === '--help' || command === '-h' || command === 'help') {
       io.out(HELP);
       return EXIT.ok;
     }
     if (command === 'serve') {
       if (wantsHelp(rest)) return help(io, SERVE_HELP);
-      if (rest.length > 0) throw new UsageError(`serve takes no arguments (got "${rest[0]}")`);
+      const options = parseServeOptions(rest);
       const config = loadConfig(env);
-      // Loaded only here: the token commands need neither Koa nor the container.
-      const { serve } = await import('./serve.js');
-      await serve(config);
+      if (options.workers !== undefined && config.storage.kind === 'memory') {
+        throw new UsageError(
+          '--workers needs PLANT_STORE_STORAGE=redis or mongodb: the memory storage keeps plants inside one process, which other workers cannot see',
+        );
+      }
+      await application.serve(config, options);
       return EXIT.ok;
+    }
+    if (command === 'webhooks' && application.openWebhookAdministration) {
+      return await runWebhookCommand(rest, env, io, application.openWebhookAdministration);
     }
     if (command !== 'tokens') throw new UsageError(`unknown command "${command}"`);
     const [sub, ...args] = rest;
@@ -81,15 +122,19 @@ export async function runCli(
     // Help needs no configuration and opens no storage.
     if (wantsHelp(args)) return help(io, tokens.help);
     const config = loadConfig(env);
-    const store = await createTokenStore(config);
+    const administration = await application.openTokenAdministration(config);
     try {
-      return await tokens.run(store, args, io, config);
+      return await tokens.run(administration.tokens, args, io, config);
     } finally {
-      await store.close();
+      await administration.close();
     }
   } catch (error) {
     const known = command === 'tokens' && Object.hasOwn(COMMANDS, rest[0] ?? '');
-    const usage = known ? `tokens ${rest[0]}` : command === 'tokens' ? 'tokens' : '';
+    const usage = known
+      ? `tokens ${rest[0]}`
+      : command === 'tokens' || command === 'webhooks' || command === 'serve'
+        ? command
+        : '';
     return failure(error, io, usage, command === 'serve');
   }
 }
@@ -110,7 +155,11 @@ function failure(error: unknown, io: Io, usage: string, starting: boolean): numb
     return EXIT.usage;
   }
   // Configuration errors are one line naming the variable; a failing start says so first.
-  if (error instanceof ConfigError || (isPlantError(error) && !starting)) {
+  if (error instanceof ConfigError || (error instanceof StorageOpenError && !starting)) {
+    io.err(`plant-store: ${error.message}`);
+    return EXIT.failure;
+  }
+  if (isPlantError(error) && !starting) {
     // An operator may see what an HTTP caller may not: the cause names the file or server.
     const { cause } = error;
     io.err(`plant-store: ${cause instanceof Error ? cause.message : error.message}`);

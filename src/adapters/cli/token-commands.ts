@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
-import { isTokenActive, toSummary, type TokenSummary } from '../../domain/managed-token.js';
-import type { TokenStore } from '../../ports/token-store.js';
-import type { Config } from '../config.js';
-import { issueToken, managedTokenId, TokenRequestError } from '../auth/managed-tokens.js';
+import { isTokenActive, TokenRequestError, type TokenSummary } from '../../domain/managed-token.js';
+import { checkTenant } from '../../domain/tenant.js';
+import type { TokenAdministration } from '../../ports/token-administration.js';
+import { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type Config } from '../config/index.js';
 import { parseLifetime } from './duration.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { parseOptions } from './parse-options.js';
 
 export interface Io {
   out(line: string): void;
@@ -14,7 +14,7 @@ export interface Io {
 export const TOKENS_HELP = `Usage: plant-store tokens <command> [options]
 
 Manage API tokens in the configured storage (PLANT_STORE_STORAGE; with memory, the file
-PLANT_STORE_TOKEN_FILE, default .plant-store/tokens.json, which the server reads).
+PLANT_STORE_TOKEN_FILE, default ${DEFAULT_TOKEN_FILE}, which the server reads).
 
 Commands:
   create    issue a token and print it once
@@ -29,7 +29,8 @@ Issues a token and prints it on stdout, once: it is never shown again (only its 
 
 Options:
   --tenant T         the tenant whose plants the token reaches (required)
-  --scope S          plants:read or plants:write; repeat for both (at least one)
+  --scope S          plants:read, plants:write or metrics:read (GET /metrics);
+                     repeat for several (at least one)
   --expires-in D     lifetime: 30d, 12h, 45m, 90s, or never (default 90d)
   --name TEXT        a label for "tokens list" (at most 100 characters)
   --json             print {"id", "token", ...} as JSON instead of the bare token
@@ -48,7 +49,7 @@ Options:
 export const REVOKE_HELP = `Usage: plant-store tokens revoke ID
 
 Revokes the token with this id (the 16 hex digits after "pst_", as "tokens list" shows them; a
-whole token is accepted too). Servers refuse it within PLANT_STORE_TOKEN_CACHE_SECONDS (5 s).
+whole token is accepted too). Servers refuse it within PLANT_STORE_TOKEN_CACHE_SECONDS (${DEFAULT_TOKEN_CACHE_SECONDS} s).
 Exits 3 when no token has this id.
 
 Options:
@@ -62,8 +63,26 @@ function status(token: TokenSummary, now: Date): string {
   return isTokenActive(token, now) ? 'active' : 'expired';
 }
 
-export async function createToken(store: TokenStore, args: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
+/** A token command: parses its arguments, acts through the administration, resolves its exit code. */
+type TokenCommand = (
+  tokens: TokenAdministration,
+  args: string[],
+  io: Io,
+  config: Pick<Config, 'tokenCacheSeconds'>,
+) => Promise<number>;
+
+/** Refusals of the administration are refusals of the command line (exit 2). */
+async function asUsage<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    if (error instanceof TokenRequestError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+export const createToken: TokenCommand = async (tokens, args, io) => {
+  const { values } = parseOptions({
     args,
     options: {
       tenant: { type: 'string' },
@@ -79,35 +98,23 @@ export async function createToken(store: TokenStore, args: string[], io: Io): Pr
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const now = new Date();
   const request = {
     tenant: values.tenant ?? '',
     scopes: values.scope ?? [],
     ...(values.name !== undefined && { name: values.name }),
-    ...(lifetime !== undefined && { expiresAt: new Date(now.getTime() + lifetime) }),
+    ...(lifetime !== undefined && { expiresAt: new Date(Date.now() + lifetime) }),
   };
-  let issued;
-  try {
-    issued = await issueToken(store, request, now);
-  } catch (error) {
-    if (error instanceof TokenRequestError) throw new UsageError(error.message);
-    throw error;
-  }
-  const { token, record } = issued;
-  if (values.json) {
-    io.out(JSON.stringify({ ...toSummary(record), token }));
-  } else {
-    io.out(token);
-  }
+  const { token, summary } = await asUsage(tokens.issue(request));
+  io.out(values.json ? JSON.stringify({ ...summary, token }) : token);
   io.err(
-    `plant-store: created token ${record.id} for tenant "${record.tenant}" (${record.scopes.join(' ')}), ` +
-      `expires ${record.expiresAt ? iso(record.expiresAt) : 'never'}. It is shown once: store it now.`,
+    `plant-store: created token ${summary.id} for tenant "${summary.tenant}" (${summary.scopes.join(' ')}), ` +
+      `expires ${summary.expiresAt ? iso(summary.expiresAt) : 'never'}. It is shown once: store it now.`,
   );
   return EXIT.ok;
-}
+};
 
-export async function listTokens(store: TokenStore, args: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
+export const listTokens: TokenCommand = async (tokens, args, io) => {
+  const { values } = parseOptions({
     args,
     options: {
       tenant: { type: 'string' },
@@ -115,15 +122,17 @@ export async function listTokens(store: TokenStore, args: string[], io: Io): Pro
     },
   });
   if (values.tenant === '') throw new UsageError('--tenant must not be empty');
-  const tokens = await store.list(values.tenant);
+  const badTenant = values.tenant === undefined ? undefined : checkTenant(values.tenant);
+  if (badTenant !== undefined) throw new UsageError(`--tenant ${badTenant}`);
+  const listed = await tokens.list(values.tenant);
   const now = new Date();
   if (values.json) {
-    io.out(JSON.stringify(tokens.map((token) => ({ ...token, status: status(token, now) }))));
+    io.out(JSON.stringify(listed.map((token) => ({ ...token, status: status(token, now) }))));
     return EXIT.ok;
   }
   const rows = [
     ['ID', 'NAME', 'TENANT', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATUS'],
-    ...tokens.map((t) => [
+    ...listed.map((t) => [
       t.id,
       t.name || '-',
       t.tenant,
@@ -144,25 +153,16 @@ export async function listTokens(store: TokenStore, args: string[], io: Io): Pro
     );
   }
   return EXIT.ok;
-}
+};
 
-export async function revokeToken(
-  store: TokenStore,
-  args: string[],
-  io: Io,
-  config: Pick<Config, 'tokenCacheSeconds'> = {},
-): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+export const revokeToken: TokenCommand = async (tokens, args, io, config) => {
+  const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('tokens revoke needs exactly one token id');
-  const given = positionals[0]!;
-  const id = /^[0-9a-f]{16}$/.test(given) ? given : managedTokenId(given);
-  if (id === undefined) {
-    throw new UsageError(`"${given.slice(0, 24)}" is not a token id (16 hex digits)`);
-  }
-  if (!(await store.revoke(id, new Date()))) {
+  const { id, found } = await asUsage(tokens.revoke(positionals[0]!));
+  if (!found) {
     io.err(`plant-store: no token with id ${id}`);
     return EXIT.notFound;
   }
-  io.out(`revoked token ${id}; servers refuse it within ${config.tokenCacheSeconds ?? 5} s`);
+  io.out(`revoked token ${id}; servers refuse it within ${config.tokenCacheSeconds} s`);
   return EXIT.ok;
-}
+};

@@ -1,16 +1,24 @@
+import type { Tracer } from '@opentelemetry/api';
 import Koa from 'koa';
 import { stringify } from 'lossless-json';
-import type { Caller } from '../../domain/caller.js';
 import type { Logger } from '../../ports/logger.js';
 import type { PlantStore } from '../../ports/plant-store.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
+import type { TokenStore } from '../../ports/token-store.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { docsPage } from './docs-page.js';
-import { errorHandler, sendJson } from './error-handler.js';
-import { HttpProblem } from './http-problem.js';
+import { AuthFailureBudget } from './auth-failure-budget.js';
+import { docsRoutes } from './docs-routes.js';
+import { problem } from './error-catalogue.js';
+import { errorHandler } from './error-handler.js';
+import { mountPrefix } from './mount-prefix.js';
 import { openApiDocument } from './openapi.js';
 import { plantRoutes } from './plant-routes.js';
 import { tenantRateLimit } from './rate-limit.js';
+import type { ServiceMetrics } from '../telemetry/service-metrics.js';
+import { metricsRoutes } from './metrics-route.js';
+import { readiness } from './readiness.js';
+import { requestObserver, type RequestCounts } from './request-observer.js';
+import { sendJson } from './send-json.js';
 import { Router } from '@koa/router';
 
 /** The Koa application; callers need only its `callback()`. */
@@ -21,26 +29,53 @@ export interface HttpAppOptions {
   tokens: TokenVerifier;
   /** Readiness asks the store. */
   store: Pick<PlantStore, 'ping'>;
+  /** Readiness asks the token store too, when given. */
+  tokenStore?: Pick<TokenStore, 'ping'> | undefined;
   logger: Logger;
   /** Requests a second per tenant; 0 or absent turns limiting off. */
   rateLimit?: number;
+  /** Failed authentications a second per client address; 0 or absent turns the budget off. */
+  authFailureLimit?: number;
+  /** Serves the interactive API reference at /docs (default true); false answers 404 there. */
+  docs?: boolean;
+  /** One `info` line per request (default true). */
+  accessLog?: boolean;
+  /** Serves GET /metrics (scope metrics:read) and records requests in them; absent: no /metrics. */
+  metrics?: ServiceMetrics | undefined;
+  /** Server spans per request; absent: none. */
+  tracer?: Tracer | undefined;
+  /** Where the requests in flight are counted (the host reads it at shutdown). */
+  counts?: RequestCounts;
 }
 
-/** Open endpoints: the description, its page and health. */
-function openRoutes(store: Pick<PlantStore, 'ping'>): Router {
+const documents = new Map<string, string>();
+
+/**
+ * The served document; mounted under a prefix (koa-mount sets `ctx.mountPath`), its `servers` names
+ * that prefix, so that generated clients and the reference's try-it reach the operations. Built once
+ * per prefix: prefixes come from the host's code, never from a request.
+ */
+function openApiJson(mountPath: unknown): string {
+  const prefix = mountPrefix(mountPath);
+  let json = documents.get(prefix);
+  if (json === undefined) {
+    const document =
+      prefix === '' ? openApiDocument : { ...openApiDocument, servers: [{ url: prefix }] };
+    json = stringify(document) ?? '{}';
+    documents.set(prefix, json);
+  }
+  return json;
+}
+
+/** Open endpoints: the description, health and readiness. */
+function openRoutes(
+  store: Pick<PlantStore, 'ping'>,
+  tokenStore: Pick<TokenStore, 'ping'> | undefined,
+): Router {
   const router = new Router();
-  const openApiJson = stringify(openApiDocument) ?? '{}';
-  const html = docsPage();
-  router.get('/openapi.json', (ctx) => sendJson(ctx, 200, openApiJson));
-  router.get('/docs', (ctx) => {
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = html;
-  });
+  router.get('/openapi.json', (ctx) => sendJson(ctx, 200, openApiJson(ctx.mountPath)));
   router.get('/healthz', (ctx) => sendJson(ctx, 200, '{"status":"ok"}'));
-  router.get('/readyz', async (ctx) => {
-    await store.ping();
-    sendJson(ctx, 200, '{"status":"ready"}');
-  });
+  router.get('/readyz', readiness({ plants: store, tokens: tokenStore }));
   return router;
 }
 
@@ -49,14 +84,26 @@ export function createHttpApp({
   plants,
   tokens,
   store,
+  tokenStore,
   logger,
   rateLimit = 0,
+  authFailureLimit = 0,
+  docs = true,
+  accessLog = true,
+  metrics,
+  tracer,
+  counts,
 }: HttpAppOptions): HttpApp {
   const app = new Koa();
-  const admit: ((caller: Caller) => void) | undefined =
-    rateLimit > 0 ? tenantRateLimit(rateLimit) : undefined;
-  const routers = [plantRoutes({ plants, tokens, ...(admit && { admit }) }), openRoutes(store)];
+  const limits = {
+    admit: rateLimit > 0 ? tenantRateLimit(rateLimit) : undefined,
+    failures: authFailureLimit > 0 ? new AuthFailureBudget(authFailureLimit) : undefined,
+  };
+  const routers = [plantRoutes({ plants, tokens, limits }), openRoutes(store, tokenStore)];
+  if (docs) routers.push(docsRoutes());
+  if (metrics) routers.push(metricsRoutes(metrics, tokens, limits));
 
+  app.use(requestObserver({ logger, accessLog, metrics, tracer, ...(counts && { counts }) }));
   app.use(errorHandler(logger));
   for (const router of routers) app.use(router.routes());
   // Reached only when no route took the request: 405 if the path exists with other methods, else 404.
@@ -68,14 +115,9 @@ export function createHttpApp({
     );
     if (allowed.size > 0) {
       const allow = [...allowed].join(', ');
-      throw new HttpProblem(
-        405,
-        40501,
-        `${ctx.method} is not allowed on ${ctx.path}; use ${allow}`,
-        { Allow: allow },
-      );
+      throw problem('method-not-allowed', { method: ctx.method, path: ctx.path, allow });
     }
-    throw new HttpProblem(404, 40402, `no route ${ctx.path}`);
+    throw problem('no-route', ctx.path);
   });
   app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
   return app;

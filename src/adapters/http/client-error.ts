@@ -1,28 +1,49 @@
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { DEFAULT_LINGER_MS, destroyAfter, endAndDestroy } from './close-socket.js';
+import { problem } from './error-catalogue.js';
+import type { HttpProblem } from './http-problem.js';
+import { answer, rawAnswer } from './raw-answer.js';
 
-const answer = (status: string, code: number, message: string): string => {
-  const body = JSON.stringify({ error: code, message });
-  return (
-    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
-  );
-};
+const answers = (refusal: HttpProblem) => ({ refusal, raw: rawAnswer(refusal) });
+const HEADERS_TOO_LARGE = answers(problem('headers-too-large'));
+const TIMED_OUT = answers(problem('request-timeout'));
+const MALFORMED = answers(problem('not-http'));
 
-const HEADERS_TOO_LARGE = answer(
-  '431 Request Header Fields Too Large',
-  43101,
-  'request headers are too large',
-);
-const MALFORMED = answer('400 Bad Request', 40000, 'malformed HTTP request');
+const answerFor = (code: string | undefined) =>
+  code === 'HPE_HEADER_OVERFLOW'
+    ? HEADERS_TOO_LARGE
+    : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? TIMED_OUT
+      : MALFORMED;
 
 /**
- * For node:http's 'clientError': requests Node refuses before Koa sees them (unparsable, headers
- * over the limit) still get an Error body instead of a bare status line.
+ * A node:http 'clientError' listener: requests Node refuses before Koa sees them (unparsable,
+ * headers over the limit, headers or body not received in time) get an Error body when nothing of
+ * a response was sent yet, and every such connection is destroyed within `lingerMs`.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  if (socket.writable && error.code !== 'ECONNRESET') {
-    socket.end(error.code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : MALFORMED);
-  } else {
-    socket.destroy();
-  }
+export function clientErrorHandler(
+  lingerMs = DEFAULT_LINGER_MS,
+): (error: Error & { code?: string }, socket: Socket) => void {
+  return (error, socket) => {
+    // Node's own reference to the response in progress on this socket, as its default handler uses.
+    const inFlight =
+      (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+    if (error.code === 'ECONNRESET' || socket.destroyed || inFlight?.headersSent === true) {
+      socket.destroy();
+      return;
+    }
+    const { refusal, raw } = answerFor(error.code);
+    if (inFlight === undefined) {
+      endAndDestroy(socket, raw, lingerMs);
+      return;
+    }
+    // A request whose body was still arriving: its response object answers, so the application's
+    // own later attempt finds it already sent.
+    answer(inFlight, refusal);
+    destroyAfter(socket, lingerMs);
+  };
 }
+
+/** The 'clientError' listener with the default linger, for servers embedding the application. */
+export const answerClientError = clientErrorHandler();

@@ -1,28 +1,62 @@
+import { docsAsset, type DocsAssetName } from './docs-assets.js';
 import { openApiDocument } from './openapi.js';
+
+/**
+ * Only the service's own origin: scripts, styles, requests and icons. `data:` images are the
+ * icons embedded in Swagger UI's stylesheet; nothing on the page is inline script or style.
+ */
+export const DOCS_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A self-contained HTML page describing the API, built once from the OpenAPI document (no CDN, no scripts). */
+// Relative to /docs, so the page also works where a host mounts the app under a prefix.
+const asset = (name: DocsAssetName): string => `docs/assets/${name}?v=${docsAsset(name).hash}`;
+
+/** Without JavaScript the page still names every operation and links the document. */
+function operationList(): string {
+  return Object.entries(openApiDocument.paths)
+    .flatMap(([path, methods]) =>
+      Object.entries(methods).map(
+        ([method, op]) =>
+          `<li><code>${method.toUpperCase()} ${escapeHtml(path)}</code>: ${escapeHtml(op.summary)}</li>`,
+      ),
+    )
+    .join('');
+}
+
+/** The interactive API reference: Swagger UI on /openapi.json, every file served by the service. */
 export function docsPage(): string {
-  const operations = Object.entries(openApiDocument.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => {
-      const responses = Object.entries(op.responses as Record<string, { description: string }>)
-        .map(([status, r]) => `<tr><td>${status}</td><td>${escapeHtml(r.description)}</td></tr>`)
-        .join('');
-      return `<section><h2><code>${method.toUpperCase()} ${escapeHtml(path)}</code></h2>
-<p>${escapeHtml(op.summary)}. ${escapeHtml(op.description)}</p>
-<table><tr><th>Status</th><th>Meaning</th></tr>${responses}</table></section>`;
-    }),
-  );
-  const { title, version, description } = openApiDocument.info;
+  const title = `${openApiDocument.info.title} API reference`;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)} API</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}</style>
-</head><body><h1>${escapeHtml(title)} API ${escapeHtml(version)}</h1>
-<p>${escapeHtml(description).replace(/\n\n/g, '</p><p>')}</p>
-<p>Machine-readable: <a href="openapi.json">openapi.json</a> (OpenAPI 3.1).</p>
-${operations.join('\n')}
-</body></html>`;
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" type="image/svg+xml" href="${asset('favicon.svg')}">
+<link rel="stylesheet" href="${asset('swagger-ui.css')}">
+<link rel="stylesheet" href="${asset('docs.css')}">
+</head>
+<body>
+<div id="docs" data-openapi="openapi.json"></div>
+<noscript><h1>${escapeHtml(title)}</h1><p>The interactive reference needs JavaScript.
+The operations are below; <a href="openapi.json">openapi.json</a> describes them fully.</p>
+<ul>${operationList()}</ul></noscript>
+<script src="${asset('lossless-json.js')}"></script>
+<script src="${asset('swagger-ui-bundle.js')}"></script>
+<script src="${asset('docs.js')}"></script>
+</body>
+</html>
+`;
 }

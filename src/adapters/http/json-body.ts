@@ -1,10 +1,9 @@
 import type { Middleware } from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { parse } from 'lossless-json';
 import getRawBody from 'raw-body';
-import { HttpProblem } from './http-problem.js';
-
-export const BODY_LIMIT_BYTES = 65536;
+import { BODY_LIMIT_BYTES } from './body-limit.js';
+import { readEncodedBody } from './encoded-body.js';
+import { problem } from './error-catalogue.js';
 
 const NUMBER = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?$/;
 
@@ -33,17 +32,17 @@ const parseNumber = (literal: string): bigint | number => exactInteger(literal) 
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** Parses a JSON object exactly (integers as bigint), or throws the contract's 40001. */
+/** Parses a JSON object exactly (integers as bigint), or throws the contract's invalid-body (40001). */
 export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   let value: unknown;
   try {
     value = parse(UTF8.decode(bytes), null, parseNumber);
   } catch (error) {
     const reason = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
-    throw new HttpProblem(400, 40001, `request body is not valid JSON: ${reason.slice(0, 200)}`);
+    throw problem('invalid-body', `request body is not valid JSON: ${reason.slice(0, 200)}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HttpProblem(400, 40001, 'request body must be a JSON object');
+    throw problem('invalid-body', 'request body must be a JSON object');
   }
   return value as Record<string, unknown>;
 }
@@ -57,50 +56,40 @@ export const requireJson: Middleware = (ctx, next) => {
   const charset = parameters.find((p) => /^\s*charset\s*=/i.test(p));
   const utf8 = charset === undefined || /^\s*charset\s*=\s*"?utf-8"?\s*$/i.test(charset);
   if (essence.trim().toLowerCase() !== 'application/json' || !utf8) {
-    throw new HttpProblem(415, 41501, 'Content-Type must be application/json (charset utf-8)');
+    throw problem('unsupported-media-type');
   }
   return next();
 };
 
-const rawBodyOptions = {
-  enableTypes: ['text'],
-  extendTypes: { text: ['application/json'] },
-  textLimit: String(BODY_LIMIT_BYTES),
-  // null makes raw-body hand over bytes, so invalid UTF-8 is refused instead of replaced.
-  encoding: null,
-  // Reading errors carry their status (413, 415, 400); a body that fails to decompress carries
-  // none, yet it is the client's bytes that are wrong, not the service.
-  onerror: (error: Error & { status?: number }) => {
-    throw error.status === undefined
-      ? new HttpProblem(400, 40001, 'request body does not decode with its Content-Encoding')
-      : error;
-  },
-};
-
-const readEncodedBody: Middleware = bodyParser(rawBodyOptions);
+// Where readBody leaves the bytes: the state's own key, typed by bodyBytes alone.
+const BODY = Symbol('request body bytes');
 
 /**
- * Reads the raw body bytes into `ctx.request.body`: one exact parse happens afterwards, so the body
+ * Reads the raw body bytes for `bodyBytes`: one exact parse happens afterwards, so the body
  * is never parsed twice and no integer passes through JSON.parse's doubles. A body without a
- * Content-Encoding goes straight to raw-body with the limits koa-bodyparser would apply (co-body's
- * own path for identity bodies); an encoded one goes through koa-bodyparser for its decoding.
+ * content coding goes straight to raw-body, held to the limit by its Content-Length too; an encoded
+ * one is held to the limit both as received and as decoded.
  */
 export const readBody: Middleware = async (ctx, next) => {
-  const headers = ctx.req.headers;
-  const encoding = headers['content-encoding'];
-  if (encoding !== undefined) {
-    // Content codings are case-insensitive (RFC 9110, 8.4.1); the decoder matches lower case only.
-    headers['content-encoding'] = encoding.trim().toLowerCase();
-    return readEncodedBody(ctx, next);
+  const req = ctx.req;
+  // Content codings are case-insensitive (RFC 9110, 8.4.1).
+  const coding = req.headers['content-encoding']?.trim().toLowerCase();
+  let body: Buffer;
+  if (coding !== undefined && coding !== 'identity') {
+    body = await readEncodedBody(req, coding);
+  } else {
+    const length = req.headers['content-length'];
+    body = await getRawBody(req, {
+      limit: BODY_LIMIT_BYTES,
+      ...(length !== undefined && { length: ~~length }),
+    });
   }
-  const length = headers['content-length'];
-  ctx.request.body = await getRawBody(ctx.req, {
-    limit: BODY_LIMIT_BYTES,
-    ...(length !== undefined && { length: ~~length }),
-  });
+  (ctx.state as Record<symbol, unknown>)[BODY] = body;
   await next();
 };
 
 /** The bytes readBody stored (none when the request had no body). */
-export const bodyBytes = (body: unknown): Uint8Array =>
-  body instanceof Uint8Array ? body : new Uint8Array(0);
+export function bodyBytes(ctx: { state: unknown }): Uint8Array {
+  const body = (ctx.state as Record<symbol, unknown>)[BODY];
+  return body instanceof Uint8Array ? body : new Uint8Array(0);
+}

@@ -1,44 +1,173 @@
 import { MAX_LIMIT, DEFAULT_LIMIT } from '../../domain/plant-service.js';
 import { NAME_MAX, TAG_MAX } from '../../domain/plant.js';
 import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../domain/plant-id.js';
-import { BODY_LIMIT_BYTES } from './json-body.js';
+import { BODY_LIMIT_BYTES } from './body-limit.js';
+import { openApiWebhooks } from './openapi-webhooks.js';
+import {
+  ERROR_CATALOGUE,
+  ERROR_ROWS,
+  type ErrorName,
+  type OperationId,
+} from './error-catalogue.js';
+import {
+  createdPlantExample,
+  createPlantExamples,
+  LARGE_ID,
+  nextLinkExample,
+  plantPageExample,
+} from './openapi-examples.js';
 
-const errorResponse = (description: string, headers: Record<string, unknown> = {}) => ({
-  description,
-  headers,
-  content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-});
+type ErrorMedia = { schema: object; examples: Record<number, object> };
 
-const authenticate = { 'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' } };
-const retryAfter = { 'Retry-After': { $ref: '#/components/headers/Retry-After' } };
+/** Each error status `operation` can answer, described by the catalogue's rows for it. */
+function errorResponses(operation: OperationId): Record<string, object> {
+  const responses: Record<
+    string,
+    { description: string; headers: object; content: { 'application/json': ErrorMedia } }
+  > = {};
+  for (const row of ERROR_ROWS.filter((r) => r.on.includes(operation))) {
+    const response = (responses[row.status] ??= {
+      description: '',
+      headers: {},
+      content: {
+        'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: {} },
+      },
+    });
+    response.description += `${response.description && ' '}${row.code}: ${row.when}.`;
+    // One example body per code, so that a reader sees every Error the operation can answer.
+    response.content['application/json'].examples[row.code] = {
+      summary: String(row.code),
+      value: { error: row.code, message: row.example },
+    };
+    if (row.header) {
+      const { name } = row.header;
+      response.headers = { ...response.headers, [name]: { $ref: `#/components/headers/${name}` } };
+    }
+  }
+  return responses;
+}
 
-const commonErrors = {
-  '400': errorResponse(
-    'Malformed bearer credentials (40005), or a field, query or path parameter that fails validation (40001-40004).',
-    authenticate,
-  ),
-  '401': errorResponse(
-    'No Bearer credentials (40101), or an unknown, revoked or expired token (40102).',
-    authenticate,
-  ),
-  '403': errorResponse('The token lacks the scope this operation needs (40301).', authenticate),
-  '405': errorResponse(
-    'Method not allowed on this path (40501); `Allow` lists the methods that are.',
-    {
-      Allow: { schema: { type: 'string' } },
-    },
-  ),
-  '429': errorResponse('Rate limit of the tenant exceeded (42901).', retryAfter),
-  '500': errorResponse('Unexpected failure (50001); the message carries only a request id.'),
-  '503': errorResponse(
-    'Storage unreachable or timed out (50301); nothing was half-written.',
-    retryAfter,
-  ),
-};
+/** The catalogue as a markdown table, for readers of the description (and of /docs). */
+function errorTable(): string {
+  const cell = (text: string) => text.replaceAll('|', '\\|');
+  const rows = ERROR_ROWS.map(
+    ({ status, code, when, header }) =>
+      `| ${status} | ${code} | ${cell(when)} | ${header ? cell(`\`${header.name}: ${header.rule}\``) : ''} |`,
+  );
+  return ['| status | error | when | headers |', '|---|---|---|---|', ...rows].join('\n');
+}
+
+/** "404 40402, 405 40501": where the overview names refusals. */
+const cite = (...names: ErrorName[]): string =>
+  names.map((name) => `${ERROR_CATALOGUE[name].status} ${ERROR_CATALOGUE[name].code}`).join(', ');
 
 const textRule =
   'Unicode code points; no control characters (category Cc) and no unpaired surrogates.';
 const noControl = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+
+const ready = { status: 'ready' };
+const statusBody = (value: string) => ({
+  type: 'object',
+  required: ['status'],
+  additionalProperties: false,
+  properties: { status: { const: value } },
+});
+
+/** Liveness, readiness and metrics: open to load balancers, except metrics (scope metrics:read). */
+const operationalPaths = {
+  '/healthz': {
+    get: {
+      operationId: 'getHealth',
+      tags: ['operations'],
+      summary: 'Liveness: 200 whenever the process can answer',
+      security: [],
+      responses: {
+        '200': {
+          description: 'The process answers.',
+          content: {
+            'application/json': {
+              schema: statusBody('ok'),
+              examples: { ok: { value: { status: 'ok' } } },
+            },
+          },
+        },
+      },
+    },
+  },
+  '/readyz': {
+    get: {
+      operationId: 'getReadiness',
+      tags: ['operations'],
+      summary: 'Readiness: 200 while the plant store and the token store both serve',
+      description:
+        "Asks both stores. 503 while either cannot serve, with the first failing store's code " +
+        `(${cite('storage-unavailable')} unreachable, ${cite('storage-refuses-writes')} taking no writes) and \`failing\`, ` +
+        'the stores that cannot serve. No token needed.',
+      security: [],
+      responses: {
+        '200': {
+          description: 'Both stores serve.',
+          content: {
+            'application/json': {
+              schema: statusBody('ready'),
+              examples: { ready: { value: ready } },
+            },
+          },
+        },
+        '503': {
+          description: `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes.`,
+          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/NotReady' },
+              examples: {
+                [ERROR_CATALOGUE['storage-unavailable'].code]: {
+                  summary: 'the token file cannot be read',
+                  value: {
+                    error: ERROR_CATALOGUE['storage-unavailable'].code,
+                    message: 'storage is unavailable',
+                    failing: ['tokens'],
+                  },
+                },
+                [ERROR_CATALOGUE['storage-refuses-writes'].code]: {
+                  summary: 'the plant store is out of memory',
+                  value: {
+                    error: ERROR_CATALOGUE['storage-refuses-writes'].code,
+                    message: ERROR_CATALOGUE['storage-refuses-writes'].example,
+                    failing: ['plants'],
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      operationId: 'getMetrics',
+      tags: ['operations'],
+      summary: 'Prometheus metrics, in the text exposition format',
+      description:
+        'Needs the scope `metrics:read`. Absent (404) when the server sets `PLANT_STORE_METRICS=off`. ' +
+        'Requests by method, route template and status class, requests in flight, store calls by ' +
+        'operation and adapter, outages, token verifications, refusals, and the Node process.',
+      responses: {
+        '200': {
+          description: 'The metrics.',
+          content: {
+            'text/plain': {
+              schema: { type: 'string' },
+              example: 'plant_store_http_requests_in_flight 1\n',
+            },
+          },
+        },
+        ...errorResponses('getMetrics'),
+      },
+    },
+  },
+};
 
 /** The OpenAPI 3.1 description of the whole contract, served at /openapi.json. */
 export const openApiDocument = {
@@ -48,23 +177,53 @@ export const openApiDocument = {
     version: '1.0.0',
     license: { name: 'MIT', identifier: 'MIT' },
     description: [
+      'A small HTTP/JSON service that keeps plants: create one, list them page by page, delete one.',
+      'Ids are exact signed 64-bit integers: send them as JSON numbers, all digits are kept',
+      '(9007199254740993 stays 9007199254740993, even where a double would round it).',
+      '',
+      '**Authentication**: every `/plants` operation needs a bearer token; the `bearerAuth` security',
+      'scheme says how to obtain one. In the interactive reference at `/docs`, choose **Authorize**',
+      '(it shows the same), paste the token, then open an operation, adjust the example and **Execute** it.',
+      '',
       'Keeps plants per tenant. Every `/plants` operation needs `Authorization: Bearer <token>`;',
       'a token stands for a tenant and the scopes `plants:read` (GET) and `plants:write` (POST, DELETE).',
       'Another tenant\'s plants are invisible: their ids answer "not found", never "forbidden".',
       '',
-      'When several errors apply, the first failing check wins: route (404 40402, 405) -> credentials',
-      '(400 40005, 401) -> rate limit (429) -> scope (403) -> media type (415) -> size (413) -> body syntax',
-      '(400 40001) -> fields, query and path (400 40002-40004) -> the store (404 40401, 409, 503).',
+      'When several errors apply, the first failing check wins: route',
+      `(${cite('no-route', 'method-not-allowed')}) -> failed authentications of the client address (${cite('too-many-auth-failures')})`,
+      `-> credentials (${cite('malformed-credentials', 'missing-credentials', 'invalid-token', 'token-verification-unavailable')})`,
+      `-> rate limit (${cite('rate-limited')}) -> scope (${cite('insufficient-scope')}) -> media type (${cite('unsupported-media-type')})`,
+      `-> size (${cite('body-too-large')}) -> body syntax (${cite('invalid-body')}) -> fields, query and path`,
+      `(${cite('invalid-plant', 'invalid-query', 'invalid-id')}) -> the store (${cite('plant-not-found', 'duplicate-plant', 'storage-unavailable')}).`,
       'Every error body is an `Error`; `error` is a stable code whose first three digits are the status.',
-      'Requests refused by the HTTP parser itself answer 431 (43101, headers too large) or 400 (40000, not valid HTTP).',
+      `Requests refused by the HTTP parser itself answer ${cite('headers-too-large')} (headers too large) or ${cite('not-http')} (not valid HTTP);`,
+      `those that do not arrive in time ${cite('request-timeout')}, an HTTP/1.1 request without Host ${cite('missing-host')},`,
+      `an Expect other than 100-continue ${cite('expectation-failed')}, CONNECT ${cite('connect-refused')}; each closes the connection.`,
+      'Every code, with its status, headers and when it occurs (also as data in `x-error-catalogue`):',
+      '',
+      errorTable(),
     ].join('\n'),
   },
   servers: [{ url: '/' }],
   security: [{ bearerAuth: [] }],
+  tags: [
+    {
+      name: 'plants',
+      description:
+        "The plants of the caller's tenant: create (`plants:write`), list by ascending id " +
+        '(`plants:read`, paged with `limit` and the `Link` header) and delete (`plants:write`).',
+    },
+    {
+      name: 'operations',
+      description:
+        'For operators and load balancers: liveness, readiness, and Prometheus metrics (`metrics:read`).',
+    },
+  ],
   paths: {
     '/plants': {
       get: {
         operationId: 'listPlants',
+        tags: ['plants'],
         summary: "List the plants of the caller's tenant, by ascending id",
         description:
           'Ordered by ascending `id` over the whole int64 range. When more plants may follow, the response ' +
@@ -77,7 +236,7 @@ export const openApiDocument = {
             required: false,
             description:
               `The most plants to return. Absent: ${DEFAULT_LIMIT}. 0: an empty array. Values above ${MAX_LIMIT} are ` +
-              `treated as ${MAX_LIMIT}. Canonical decimal digits only; anything else, or the parameter given twice, is 400 (40003).`,
+              `treated as ${MAX_LIMIT}. Canonical decimal digits only; anything else, or the parameter given twice, is ${cite('invalid-query')}.`,
             schema: {
               type: 'integer',
               format: 'int32',
@@ -85,6 +244,7 @@ export const openApiDocument = {
               maximum: 2147483647,
               default: DEFAULT_LIMIT,
             },
+            example: 2,
           },
           {
             name: 'cursor',
@@ -92,7 +252,7 @@ export const openApiDocument = {
             required: false,
             description:
               'Opaque position taken from a `Link: rel="next"` header; holds no server state and stays valid ' +
-              'across restarts and instances. One that cannot be decoded is 400 (40003).',
+              `across restarts and instances. One that cannot be decoded is ${cite('invalid-query')}.`,
             schema: { type: 'string' },
           },
         ],
@@ -104,19 +264,22 @@ export const openApiDocument = {
                 description:
                   'RFC 8288 link to the next page (`rel="next"`), present when more plants may follow.',
                 schema: { type: 'string' },
+                example: nextLinkExample,
               },
             },
             content: {
               'application/json': {
                 schema: { type: 'array', items: { $ref: '#/components/schemas/Plant' } },
+                examples: plantPageExample,
               },
             },
           },
-          ...commonErrors,
+          ...errorResponses('listPlants'),
         },
       },
       post: {
         operationId: 'createPlant',
+        tags: ['plants'],
         summary: "Create a plant in the caller's tenant",
         description:
           `Needs the scope \`plants:write\`. The body is at most ${BODY_LIMIT_BYTES} bytes of UTF-8 JSON. ` +
@@ -124,23 +287,31 @@ export const openApiDocument = {
           'a JSON number with an integer value counts (`12`, `12.0`, `1.2e1`). Unknown fields are ignored and never stored.',
         requestBody: {
           required: true,
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+          content: {
+            'application/json': {
+              schema: { $ref: '#/components/schemas/NewPlant' },
+              examples: createPlantExamples,
+            },
+          },
         },
         responses: {
           '200': {
             description: 'The plant as stored (name and tag; never the id).',
-            content: { 'application/json': { schema: { $ref: '#/components/schemas/Plant' } } },
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Plant' },
+                examples: createdPlantExample,
+              },
+            },
           },
-          ...commonErrors,
-          '409': errorResponse('A plant with this id already exists in the tenant (40901).'),
-          '413': errorResponse(`Body larger than ${BODY_LIMIT_BYTES} bytes (41301).`),
-          '415': errorResponse('Content-Type is not application/json (41501).'),
+          ...errorResponses('createPlant'),
         },
       },
     },
     '/plants/{id}': {
       delete: {
         operationId: 'deletePlant',
+        tags: ['plants'],
         summary: "Delete one plant of the caller's tenant",
         description: 'Needs the scope `plants:write`.',
         parameters: [
@@ -148,34 +319,50 @@ export const openApiDocument = {
             name: 'id',
             in: 'path',
             required: true,
-            description:
-              'Canonical decimal int64: no sign on zero, no leading zeros. Anything else is 400 (40004).',
+            description: `Canonical decimal int64: no sign on zero, no leading zeros. Anything else is ${cite('invalid-id')}.`,
             schema: { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$' },
+            example: String(LARGE_ID),
           },
         ],
         responses: {
           '204': { description: 'Deleted; no body.' },
-          ...commonErrors,
-          '404': errorResponse("No plant with that id in the caller's tenant (40401)."),
+          ...errorResponses('deletePlant'),
         },
       },
     },
+    ...operationalPaths,
   },
+  webhooks: openApiWebhooks,
   components: {
     securitySchemes: {
       bearerAuth: {
         type: 'http',
         scheme: 'bearer',
-        description:
-          'Static tokens from PLANT_STORE_TOKENS, managed tokens issued by `plant-store tokens create` ' +
-          '(`pst_...`), or JWTs from the configured identity provider (see the README). Each stands for ' +
-          'a tenant and scopes (`plants:read`, `plants:write`).',
+        description: [
+          'A token stands for one tenant and its scopes: `plants:read` (GET) and `plants:write` (POST, DELETE)',
+          'on `/plants`, `metrics:read` on `/metrics`.',
+          'Send it as `Authorization: Bearer <token>`. Three kinds are accepted:',
+          '',
+          '- **Static tokens**, set by the operator in `PLANT_STORE_TOKENS`, a JSON array such as',
+          '  `[{"token": "<at least 16 characters>", "tenant": "acme", "scopes": ["plants:read", "plants:write"]}]`.',
+          '  With the memory store and no token configured, `plant-store serve` prints a development token.',
+          '- **Managed tokens** (`pst_...`), issued and revoked with the `plant-store` command:',
+          '  `plant-store tokens create --tenant acme --scope plants:read --scope plants:write` prints the',
+          '  token once; `plant-store tokens list` and `plant-store tokens revoke <id>` manage them.',
+          '- **JWTs** from an OpenID Connect identity provider, when the server sets `PLANT_STORE_JWT_ISSUER`,',
+          '  `PLANT_STORE_JWT_AUDIENCE` and a JWKS URL or public key: the tenant comes from a claim',
+          '  (`tenant` unless `PLANT_STORE_JWT_TENANT_CLAIM` names another), the scopes from `scope` (or `scp`).',
+        ].join('\n'),
       },
     },
     headers: {
       'WWW-Authenticate': {
         description:
           'RFC 6750 challenge: `Bearer realm="plant-store"`, with `error` and `scope` where they apply.',
+        schema: { type: 'string' },
+      },
+      Allow: {
+        description: 'The methods the path allows, comma-separated.',
         schema: { type: 'string' },
       },
       'Retry-After': {
@@ -218,7 +405,23 @@ export const openApiDocument = {
             minimum: MIN_PLANT_ID,
             maximum: MAX_PLANT_ID,
             description:
-              'Identification number of the plant, unique per tenant; exact over the whole int64 range.',
+              'Identification number of the plant, unique per tenant; exact over the whole int64 range' +
+              ` (${MIN_PLANT_ID} to ${MAX_PLANT_ID}).`,
+          },
+        },
+      },
+      NotReady: {
+        type: 'object',
+        required: ['error', 'message', 'failing'],
+        additionalProperties: false,
+        properties: {
+          error: { $ref: '#/components/schemas/Error/properties/error' },
+          message: { $ref: '#/components/schemas/Error/properties/message' },
+          failing: {
+            type: 'array',
+            items: { enum: ['plants', 'tokens'] },
+            minItems: 1,
+            description: 'The stores that cannot serve now.',
           },
         },
       },
@@ -237,4 +440,10 @@ export const openApiDocument = {
       },
     },
   },
+  'x-error-catalogue': ERROR_ROWS.map(({ status, code, when, header }) => ({
+    status,
+    error: code,
+    when,
+    ...(header && { headers: `${header.name}: ${header.rule}` }),
+  })),
 } as const;

@@ -1,10 +1,10 @@
 import { parsePlantId, type PlantId } from '../../domain/plant-id.js';
-import { HttpProblem } from './http-problem.js';
+import { problem } from './error-catalogue.js';
 
 const INT32_MAX = 2147483647;
 const CANONICAL_DIGITS = /^(?:0|[1-9][0-9]*)$/;
 
-const invalidQuery = (message: string) => new HttpProblem(400, 40003, message);
+const invalidQuery = (message: string) => problem('invalid-query', message);
 
 function single(name: string, value: string | string[] | undefined): string | undefined {
   if (Array.isArray(value)) throw invalidQuery(`${name} must be given at most once`);
@@ -15,21 +15,36 @@ function single(name: string, value: string | string[] | undefined): string | un
 const decoded = (text: string): string =>
   text.includes('%') || text.includes('+') ? new URLSearchParams(`v=${text}`).get('v')! : text;
 
+export type QueryValue = string | string[] | undefined;
+
 /**
- * One query parameter as Koa's `ctx.query` has it (URLSearchParams rules: absent, one string, or
- * every value when given more than once), without building an object of every parameter.
+ * The `limit` and `cursor` parameters as Koa's `ctx.query` has them (URLSearchParams rules:
+ * absent, one string, or every value when given more than once), in one pass over the query
+ * string and without building an object of every parameter.
  */
-export function queryParam(querystring: string, name: string): string | string[] | undefined {
-  let found: string | string[] | undefined;
+export function pageParams(querystring: string): { limit: QueryValue; cursor: QueryValue } {
+  const found: { limit: QueryValue; cursor: QueryValue } = { limit: undefined, cursor: undefined };
   if (querystring === '') return found;
-  for (const pair of querystring.split('&')) {
-    if (pair === '') continue;
-    const equals = pair.indexOf('=');
-    const key = equals === -1 ? pair : pair.slice(0, equals);
-    if (decoded(key) !== name) continue;
-    const value = equals === -1 ? '' : decoded(pair.slice(equals + 1));
-    found =
-      found === undefined ? value : typeof found === 'string' ? [found, value] : [...found, value];
+  let start = 0;
+  while (start <= querystring.length) {
+    let end = querystring.indexOf('&', start);
+    if (end === -1) end = querystring.length;
+    if (end > start) {
+      const equals = querystring.indexOf('=', start);
+      const keyEnd = equals === -1 || equals > end ? end : equals;
+      const key = decoded(querystring.slice(start, keyEnd));
+      if (key === 'limit' || key === 'cursor') {
+        const value = keyEnd === end ? '' : decoded(querystring.slice(keyEnd + 1, end));
+        const before = found[key];
+        found[key] =
+          before === undefined
+            ? value
+            : typeof before === 'string'
+              ? [before, value]
+              : [...before, value];
+      }
+    }
+    start = end + 1;
   }
   return found;
 }
@@ -48,10 +63,10 @@ export function parseLimit(value: string | string[] | undefined): number | undef
 // survives restarts and works on any instance; it only ever reaches into the caller's own tenant.
 const CURSOR_PREFIX = '1:';
 
-export const encodeCursor = (after: PlantId): string =>
+const encodeCursor = (after: PlantId): string =>
   Buffer.from(CURSOR_PREFIX + after.toString()).toString('base64url');
 
-/** Decodes a cursor made by encodeCursor, or throws the contract's 40003. */
+/** Decodes a cursor made by encodeCursor, or throws the contract's invalid-query (40003). */
 export function parseCursor(value: string | string[] | undefined): PlantId | undefined {
   const text = single('cursor', value);
   if (text === undefined) return undefined;

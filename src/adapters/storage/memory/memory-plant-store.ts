@@ -1,8 +1,12 @@
 import { createRequire } from 'node:module';
 import type sortedBtree from 'sorted-btree';
+import { PlantError } from '../../../domain/errors.js';
 import type { PlantId } from '../../../domain/plant-id.js';
+import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
 import type { StoredPlant } from '../../../domain/plant.js';
+import type { PlantEvent } from '../../../domain/webhook.js';
 import type { PlantStore } from '../../../ports/plant-store.js';
+import { HeapGuard, type HeapStatistics } from './heap-guard.js';
 
 // sorted-btree is CommonJS with its class on `exports.default`, which Node and tsx unwrap differently.
 const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBtree).default;
@@ -10,21 +14,63 @@ type Tree = InstanceType<typeof BTree<PlantId, StoredPlant>>;
 
 const compareIds = (a: PlantId, b: PlantId): number => (a < b ? -1 : a > b ? 1 : 0);
 
+export interface MemoryPlantStoreOptions {
+  /** Plants one tenant may hold; 0 for no quota. Default DEFAULT_MAX_PLANTS_PER_TENANT. */
+  maxPlantsPerTenant?: number;
+  /** Creates are refused once the used V8 heap passes this percent of its limit. Default 85. */
+  heapLimitPercent?: number;
+  /** Reads the heap (tests inject one); default: the old generation's use and reachable limit. */
+  heapStatistics?: HeapStatistics;
+}
+
+const heapFull = (): PlantError =>
+  new PlantError(
+    'storage-refuses-writes',
+    'the memory store is near its memory limit and takes no new plants; delete plants or restart with more memory',
+  );
+
 /**
  * Plants in process memory: one B+ tree per tenant, keyed by the exact bigint id, so that a page
  * costs O(log n + limit) whatever the store's size. Nothing survives the process.
  */
 export class MemoryPlantStore implements PlantStore {
   private readonly tenants = new Map<string, Tree>();
+  private readonly maxPlants: number;
+  private readonly heap: HeapGuard;
 
-  async insert(tenant: string, plant: StoredPlant): Promise<boolean> {
+  /** `events`: where events are recorded durably (the webhook outbox file); none by default. */
+  constructor(
+    options: MemoryPlantStoreOptions = {},
+    private readonly events?: { record(tenant: string, event: PlantEvent): Promise<void> },
+  ) {
+    this.maxPlants = options.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
+    this.heap = new HeapGuard(options.heapLimitPercent, options.heapStatistics);
+  }
+
+  /** A duplicate resolves false before any limit is looked at; the tree's size is O(1). */
+  async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     let tree = this.tenants.get(tenant);
+    if (tree?.has(plant.id)) return false;
+    if (this.maxPlants > 0 && (tree?.size ?? 0) >= this.maxPlants) {
+      throw plantQuotaReached(this.maxPlants);
+    }
+    if (!this.heap.hasRoom()) throw heapFull();
     if (tree === undefined) {
       tree = new BTree<PlantId, StoredPlant>(undefined, compareIds);
       this.tenants.set(tenant, tree);
     }
     // A private copy, so that the caller's object can change without changing the store.
-    return tree.setIfNotPresent(plant.id, { ...plant });
+    if (!tree.setIfNotPresent(plant.id, { ...plant })) return false;
+    if (event !== undefined && this.events !== undefined) {
+      try {
+        await this.events.record(tenant, event);
+      } catch (error) {
+        // Both or neither: a plant whose event could not be recorded is taken back.
+        tree.delete(plant.id);
+        throw error;
+      }
+    }
+    return true;
   }
 
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
@@ -39,12 +85,15 @@ export class MemoryPlantStore implements PlantStore {
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    return this.tenants.get(tenant)?.delete(id) ?? false;
+    const tree = this.tenants.get(tenant);
+    if (tree === undefined || !tree.delete(id)) return false;
+    // An emptied tenant's tree would otherwise stay, one per tenant ever seen.
+    if (tree.size === 0) this.tenants.delete(tenant);
+    return true;
   }
 
-  async ping(): Promise<void> {}
-
-  async close(): Promise<void> {
-    this.tenants.clear();
+  /** Rejects with storage-refuses-writes while the heap is too full for creates. */
+  async ping(): Promise<void> {
+    if (!this.heap.read()) throw heapFull();
   }
 }

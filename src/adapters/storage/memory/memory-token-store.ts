@@ -33,6 +33,8 @@ export class MemoryTokenStore implements TokenStore {
     return true;
   }
 
+  async ping(): Promise<void> {}
+
   async markUsed(id: string, at: Date): Promise<void> {
     const token = this.tokens.get(id);
     if (token === undefined) return;
@@ -40,6 +42,4 @@ export class MemoryTokenStore implements TokenStore {
       this.tokens.set(id, { ...token, lastUsedAt: at });
     }
   }
-
-  async close(): Promise<void> {}
 }

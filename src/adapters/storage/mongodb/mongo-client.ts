@@ -1,14 +1,13 @@
-import { MongoClient, type Collection, type Document, type MongoClientOptions } from 'mongodb';
-import { PlantError } from '../../../domain/errors.js';
-import { ConfigError } from '../../config.js';
+import { MongoClient, type MongoClientOptions } from 'mongodb';
+import { ConfigError } from '../../config/index.js';
 
-export const DEFAULT_DATABASE = 'plant_store';
+const DEFAULT_DATABASE = 'plant_store';
 
 /**
  * Bounded waits: an unreachable server fails server selection after 1.5 s, a silent one the
  * socket after 2 s. (`timeoutMS`, CSOT, is deprecated and ignored by driver 7.x.)
  */
-export const CLIENT_OPTIONS: MongoClientOptions = {
+const CLIENT_OPTIONS: MongoClientOptions = {
   useBigInt64: true,
   serverSelectionTimeoutMS: 1500,
   connectTimeoutMS: 1500,
@@ -23,24 +22,32 @@ export function databaseName(url: string): string {
   return decodeURIComponent(path) || DEFAULT_DATABASE;
 }
 
-/** A client for MONGODB_URL (not connected yet) and one collection of its database. */
-export function openCollection<T extends Document>(
-  url: string,
-  name: string,
-): { client: MongoClient; collection: Collection<T> } {
-  let client: MongoClient;
+/** A fresh connection's handshake on a busy machine may take seconds. */
+const STARTUP_CONNECT_MS = 10_000;
+
+/**
+ * Start-up work has deadlines of its own, not the requests' ones: server selection waits for the
+ * whole start-up bound (the driver keeps trying to connect meanwhile), a fresh connection on a busy
+ * machine or the first collection on a fresh database may take seconds, an index build minutes.
+ */
+export const startupOptions = (boundMs: number): MongoClientOptions => ({
+  serverSelectionTimeoutMS: boundMs,
+  connectTimeoutMS: Math.min(STARTUP_CONNECT_MS, boundMs),
+  socketTimeoutMS: boundMs,
+  waitQueueTimeoutMS: boundMs,
+  maxPoolSize: 1,
+});
+
+/**
+ * A client for MONGODB_URL, not connected yet, with the requests' bounded waits unless `options`
+ * replace them; a ConfigError names the variable when the URL is unusable.
+ */
+export function createMongoClient(url: string, options: MongoClientOptions = {}): MongoClient {
   try {
-    client = new MongoClient(url, CLIENT_OPTIONS);
+    return new MongoClient(url, { ...CLIENT_OPTIONS, ...options });
   } catch (error) {
     throw new ConfigError(
       `MONGODB_URL is not a valid MongoDB connection string: ${(error as Error).message}`,
     );
   }
-  return { client, collection: client.db(databaseName(url)).collection<T>(name) };
-}
-
-/** The start-up failure for an unreachable server, naming its hosts only: the URL may hold credentials. */
-export function unreachableAtStartup(client: MongoClient): PlantError {
-  const hosts = client.options.hosts.map(String).join(',');
-  return new PlantError('storage-unavailable', `MongoDB at ${hosts} (MONGODB_URL) is unreachable`);
 }

@@ -38,6 +38,23 @@ export function isOutage(error: unknown): boolean {
   return typeof error.code === 'number' && TRANSIENT_CODES.has(error.code);
 }
 
-/** Runs one driver call within the store deadline; outages become storage-unavailable. */
+// Server codes that mean "up, but taking no writes until an operator acts".
+const REFUSAL_CODES = new Set([
+  14031, // OutOfDiskSpace
+  8000, // AtlasError: over the space quota of the cluster
+]);
+// What servers say when the disk is full or the database read-only (mongod --readOnly, FerretDB's
+// backends), when they say it without one of the codes above.
+const REFUSAL_MESSAGE =
+  /no space left on device|disk is full|disk full|out of disk|over your space quota|read-only mode|readonly database|database is read-only/i;
+
+/** True when the server answers but refuses writes: out of disk, or read-only. */
+export function isRefusal(error: unknown): boolean {
+  if (!(error instanceof MongoError)) return false;
+  if (typeof error.code === 'number' && REFUSAL_CODES.has(error.code)) return true;
+  return REFUSAL_MESSAGE.test(error.message);
+}
+
+/** Runs one driver call within the store deadline; outages become storage-unavailable, refusals storage-refuses-writes. */
 export const withinDeadline = <T>(operation: () => Promise<T>): Promise<T> =>
-  sharedDeadline(operation(), isOutage);
+  sharedDeadline(operation(), isOutage, isRefusal);

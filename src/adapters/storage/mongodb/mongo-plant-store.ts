@@ -1,8 +1,11 @@
 import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
 import type { PlantId } from '../../../domain/plant-id.js';
 import type { StoredPlant } from '../../../domain/plant.js';
+import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { PlantStore } from '../../../ports/plant-store.js';
 import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
+import { plantQuotaReached } from '../../../domain/plant-quota.js';
+import type { PlantCounts } from './plant-counts.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
 export interface PlantDocument {
@@ -10,9 +13,37 @@ export interface PlantDocument {
   id: bigint;
   name: string;
   tag?: string;
+  /** Webhook deliveries of the plant's events, by delivery key (see mongo-webhook-outbox.ts). */
+  pending?: Record<string, PendingEntry>;
+  /** The earliest `due` of `pending`: what the outbox polls (absent when nothing is pending). */
+  due?: Date;
+}
+
+/** One delivery waiting in a plant's document. */
+export interface PendingEntry {
+  sub: string;
+  event: string;
+  type: WebhookEventType;
+  body: string;
+  at: Date;
+  due: Date;
+  attempts: number;
+}
+
+/** Records an event: the entries to put in the plant's document (none without subscribers). */
+export type EventEntries = (
+  tenant: string,
+  event: PlantEvent,
+) => Promise<Record<string, PendingEntry> | undefined>;
+
+/** The one document readiness rewrites. */
+export interface ProbeDocument {
+  _id: string;
+  at: Date;
 }
 
 export const COLLECTION = 'plants';
+export const PROBE_COLLECTION = 'readiness';
 export const INDEX_NAME = 'tenant_1_id_1';
 
 // Never _id or tenant: a listed document is exactly a StoredPlant.
@@ -26,20 +57,55 @@ export class MongoPlantStore implements PlantStore {
   constructor(
     private readonly client: MongoClient,
     private readonly plants: Collection<PlantDocument>,
+    /** Absent: no quota. */
+    private readonly counts?: { quota: PlantCounts; max: number },
+    /** Where readiness writes its probe; absent: readiness only pings. */
+    private readonly probe?: Collection<ProbeDocument>,
+    /** Absent: events are not recorded (no webhooks). */
+    private readonly eventEntries?: EventEntries,
   ) {}
 
-  async insert(tenant: string, plant: StoredPlant): Promise<boolean> {
+  /** One insertOne: the event's deliveries live in the plant's own document, so both or neither. */
+  async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const document: PlantDocument = { ...key(tenant, plant.id), name: plant.name };
     if (plant.tag !== undefined) document.tag = plant.tag;
+    const pending = event && (await this.eventEntries?.(tenant, event));
+    if (pending !== undefined) {
+      document.pending = pending;
+      document.due = new Date(
+        Math.min(...Object.values(pending).map((entry) => entry.due.getTime())),
+      );
+    }
+    const counts = this.counts;
+    if (counts === undefined) return this.run(() => this.insertOne(document));
+    if (!(await this.run(() => counts.quota.reserve(tenant)))) {
+      // A duplicate is a duplicate, full tenant or not, as on every store.
+      const taken = await this.run(() =>
+        this.plants.findOne(key(tenant, plant.id), { projection: { _id: 1 } }),
+      );
+      if (taken !== null) return false;
+      throw plantQuotaReached(counts.max);
+    }
     return this.run(async () => {
+      let stored: boolean | undefined;
       try {
-        await this.plants.insertOne(document);
-        return true;
-      } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-        throw error;
+        stored = await this.insertOne(document);
+        return stored;
+      } finally {
+        // After an outage the insert may have happened: the place is kept (see PlantCounts).
+        if (stored === false) await counts.quota.release(tenant).catch(() => {});
       }
     });
+  }
+
+  private async insertOne(document: PlantDocument): Promise<boolean> {
+    try {
+      await this.plants.insertOne(document);
+      return true;
+    } catch (error) {
+      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
+      throw error;
+    }
   }
 
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
@@ -57,15 +123,20 @@ export class MongoPlantStore implements PlantStore {
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
     const { deletedCount } = await this.run(() => this.plants.deleteOne(key(tenant, id)));
-    return deletedCount === 1;
+    if (deletedCount !== 1) return false;
+    // The plant is gone whatever happens to its count; a count left high is only conservative.
+    await this.counts?.quota.release(tenant).catch(() => {});
+    return true;
   }
 
+  /** A ping, then one small write: a server out of disk or read-only still answers pings. */
   async ping(): Promise<void> {
     await this.run(() => this.client.db('admin').command({ ping: 1 }));
-  }
-
-  async close(): Promise<void> {
-    await this.client.close();
+    const probe = this.probe;
+    if (probe === undefined) return;
+    await this.run(() =>
+      probe.updateOne({ _id: 'readiness' }, { $set: { at: new Date() } }, { upsert: true }),
+    );
   }
 
   private run<T>(operation: () => Promise<T>): Promise<T> {

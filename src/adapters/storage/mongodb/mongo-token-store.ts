@@ -1,12 +1,10 @@
-import type { MongoClient } from 'mongodb';
 import { MongoServerError, type Collection } from 'mongodb';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import { DUPLICATE_KEY, isOutage, withinDeadline } from './mongo-errors.js';
-import { openCollection, unreachableAtStartup } from './mongo-client.js';
+import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
 
 /** A managed token as stored: the token's id is the document's `_id`. */
-interface TokenDocument extends Omit<ManagedToken, 'id' | 'scopes'> {
+export interface TokenDocument extends Omit<ManagedToken, 'id' | 'scopes'> {
   _id: string;
   scopes: ManagedToken['scopes'][number][];
 }
@@ -38,10 +36,7 @@ function toToken({ _id, ...rest }: TokenDocument): ManagedToken {
 
 /** Managed tokens in MongoDB, one document per token, beside the plants of the same database. */
 export class MongoTokenStore implements TokenStore {
-  constructor(
-    private readonly client: MongoClient,
-    private readonly tokens: Collection<TokenDocument>,
-  ) {}
+  constructor(private readonly tokens: Collection<TokenDocument>) {}
 
   async create(token: ManagedToken): Promise<boolean> {
     const { id: _id, ...rest } = token;
@@ -82,6 +77,11 @@ export class MongoTokenStore implements TokenStore {
     });
   }
 
+  /** One indexed lookup of an id no token has. */
+  async ping(): Promise<void> {
+    await withinDeadline(() => this.tokens.findOne({ _id: '' }, { projection: { _id: 1 } }));
+  }
+
   async markUsed(tokenId: string, at: Date): Promise<void> {
     await withinDeadline(() =>
       this.tokens.updateOne(
@@ -93,21 +93,4 @@ export class MongoTokenStore implements TokenStore {
       ),
     );
   }
-
-  async close(): Promise<void> {
-    await this.client.close();
-  }
-}
-
-/** Connects and makes sure the listing index exists; fails fast, naming MONGODB_URL, when unreachable. */
-export async function openMongoTokenStore(url: string): Promise<MongoTokenStore> {
-  const { client, collection: tokens } = openCollection<TokenDocument>(url, TOKEN_COLLECTION);
-  try {
-    await tokens.createIndex({ tenant: 1, createdAt: 1 }, { name: 'tenant_1_createdAt_1' });
-  } catch (error) {
-    await client.close().catch(() => {});
-    if (!isOutage(error)) throw error;
-    throw unreachableAtStartup(client);
-  }
-  return new MongoTokenStore(client, tokens);
 }

@@ -1,9 +1,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { describeRedisTarget, type RedisTarget } from './redis-url.js';
+import type { RedisTarget } from './redis-url.js';
 
 export type RedisClient = Redis | Cluster;
-
-export { OPERATION_DEADLINE_MS } from '../deadline.js';
 
 // Every wait is bounded so that a request fails fast (503) instead of hanging on a lost server:
 // no offline queue (a command issued while disconnected fails at once instead of running later,
@@ -79,28 +77,36 @@ export function isUnavailableError(error: unknown): boolean {
   );
 }
 
+// Redis replies that mean "up, but taking no writes": out of memory under noeviction (OOM), a
+// failed snapshot with stop-writes-on-bgsave-error (MISCONF), too few replicas (NOREPLICAS).
+const REFUSAL_MESSAGE = /^(?:OOM|MISCONF|NOREPLICAS) /;
+
+/** Whether an error from ioredis means that Redis refuses writes until an operator acts. */
+export function isRefusalError(error: unknown): boolean {
+  return error instanceof Error && REFUSAL_MESSAGE.test(error.message);
+}
+
 /**
- * Resolves once the client is ready; rejects with a one-line message naming the nodes (never the
- * password) and the last connection error when it is not ready within `ms`.
+ * Resolves once the client is ready. Rejects with the last connection error (or "no answer") when
+ * it is not ready within `ms`, and at once with an error that waiting cannot heal (a refused
+ * password, say): ioredis would otherwise reconnect and fail the same way forever.
  */
-export function untilReady(client: RedisClient, target: RedisTarget, ms: number): Promise<void> {
+export function untilReady(client: RedisClient, ms: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    let lastError = 'no answer';
-    const onError = (error: Error): void => {
-      lastError = error.message;
-    };
-    const onReady = (): void => {
+    let lastError = new Error('no answer');
+    const settle = (outcome: () => void): void => {
       clearTimeout(timer);
       client.off('error', onError);
-      resolve();
-    };
-    const timer = setTimeout(() => {
       client.off('ready', onReady);
-      client.off('error', onError);
-      const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${describeRedisTarget(target)}`;
-      reject(new Error(`${where} (REDIS_URL) is not ready after ${ms} ms (${lastError})`));
-    }, ms);
+      outcome();
+    };
+    const onError = (error: Error): void => {
+      lastError = error;
+      if (!isUnavailableError(error)) settle(() => reject(error));
+    };
+    const onReady = (): void => settle(resolve);
+    const timer = setTimeout(() => settle(() => reject(lastError)), ms);
     client.on('error', onError);
     client.once('ready', onReady);
   });

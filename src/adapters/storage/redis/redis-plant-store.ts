@@ -1,16 +1,13 @@
-import type { Result } from 'ioredis';
+import { Redis, type Result } from 'ioredis';
 import type { PlantId } from '../../../domain/plant-id.js';
+import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
 import type { StoredPlant } from '../../../domain/plant.js';
-import type { Logger } from '../../../ports/logger.js';
+import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
+import { newEventId } from '../../webhooks/webhook-ids.js';
+import { webhookKeys } from './redis-webhook-keys.js';
 import type { PlantStore } from '../../../ports/plant-store.js';
-import {
-  createRedisClient,
-  isUnavailableError,
-  OPERATION_DEADLINE_MS,
-  untilReady,
-  type RedisClient,
-} from './redis-client.js';
-import { withinDeadline } from '../deadline.js';
+import { isRefusalError, isUnavailableError, type RedisClient } from './redis-client.js';
+import { withinDeadline, withOutages } from '../deadline.js';
 import {
   afterBound,
   decodeMember,
@@ -19,32 +16,57 @@ import {
   idRange,
   plantsKey,
 } from './redis-plant-codec.js';
-import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    /** KEYS: the tenant's plants; ARGV: encoded id, member. 1 when stored, 0 when the id is taken. */
-    plantInsert(key: string, id: string, member: string): Result<number, Context>;
+    /**
+     * KEYS: the tenant's plants, plant.created targets, outbox, deliveries; ARGV: encoded id, member,
+     * most plants (0: no quota), event id ('' for none), now (ms), body. 1 when stored, 0 when the
+     * id is taken, -1 when the tenant holds its quota.
+     */
+    plantInsert(
+      plants: string,
+      targets: string,
+      outbox: string,
+      deliveries: string,
+      id: string,
+      member: string,
+      max: string,
+      eventId: string,
+      now: string,
+      body: string,
+    ): Result<number, Context>;
+    /** Stores nothing; refused (OOM, MISCONF, READONLY) exactly when writes are (Redis 7). */
+    plantWritable(): Result<number, Context>;
   }
 }
 
-// Check and add in one script, so that of racing inserts of one id exactly one stores its plant.
+// Check and add in one script, so that of racing inserts of one id exactly one stores its plant,
+// and racing inserts of a tenant at its quota cannot pass it (ZCARD is O(1)); the event goes into
+// the outbox of each enabled subscription in the same script (one slot), so a stored plant always
+// has its deliveries. A tenant without subscriptions costs one empty SMEMBERS.
 const INSERT_LUA = `
 if #redis.call('ZRANGE', KEYS[1], '[' .. ARGV[1] .. ':', '(' .. ARGV[1] .. ';', 'BYLEX', 'LIMIT', 0, 1) > 0 then
   return 0
 end
+local max = tonumber(ARGV[3])
+if max > 0 and redis.call('ZCARD', KEYS[1]) >= max then return -1 end
 redis.call('ZADD', KEYS[1], 0, ARGV[2])
+if ARGV[4] ~= '' then
+  for _, sub in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+    local key = ARGV[4] .. ':' .. sub
+    redis.call('ZADD', KEYS[3], ARGV[5], key)
+    redis.call('HSET', KEYS[4], key, cjson.encode({sub = sub, event = ARGV[4], type = 'plant.created', body = ARGV[6], at = ARGV[5], attempts = 0}))
+  end
+end
+return 1`;
+
+// A script declared with a shebang and no flags may write, so Redis 7 refuses to run it while
+// writes are refused (OOM, MISCONF, READONLY); it writes nothing, so readiness costs no key.
+const WRITABLE_LUA = `#!lua
 return 1`;
 
 export const DEFAULT_REDIS_PREFIX = 'plant-store:';
-
-export interface RedisPlantStoreOptions {
-  /** A REDIS_URL: `redis[s]://...` or `redis[s]+cluster://host:port,host:port`. */
-  url: string;
-  /** Put before every key; no `{` or `}`, which would move the cluster hash tag. */
-  prefix?: string;
-  logger?: Logger;
-}
 
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
@@ -62,32 +84,35 @@ export class RedisPlantStore implements PlantStore {
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+    private readonly maxPlants: number = DEFAULT_MAX_PLANTS_PER_TENANT,
   ) {
     checkPrefix(prefix);
-    client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 1 });
+    client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 4 });
+    client.defineCommand('plantWritable', { lua: WRITABLE_LUA, numberOfKeys: 0 });
   }
 
-  /** Connects to the URL; rejects with one line naming the nodes when Redis is not ready within the deadline. */
-  static async open(options: RedisPlantStoreOptions): Promise<RedisPlantStore> {
-    const target = parseRedisUrl(options.url);
-    if (options.prefix !== undefined) checkPrefix(options.prefix);
-    const client = createRedisClient(target);
-    watchConnection(client, describeRedisTarget(target), options.logger);
-    try {
-      await untilReady(client, target, OPERATION_DEADLINE_MS);
-    } catch (error) {
-      client.disconnect();
-      throw error;
-    }
-    return new RedisPlantStore(client, options.prefix);
-  }
-
-  /** One script: looks the id up in the tenant's set and adds the member when absent. */
-  async insert(tenant: string, plant: StoredPlant): Promise<boolean> {
+  /**
+   * One script: looks the id up in the tenant's set, counts it, adds the member when allowed and
+   * records the event.
+   */
+  async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const member = encodeMember(plant);
+    const keys = webhookKeys(this.prefix, tenant);
     const stored = await this.bounded(
-      this.client.plantInsert(this.key(tenant), encodeId(plant.id), member),
+      this.client.plantInsert(
+        this.key(tenant),
+        keys.targets('plant.created'),
+        keys.outbox,
+        keys.deliveries,
+        encodeId(plant.id),
+        member,
+        String(this.maxPlants),
+        event === undefined ? '' : newEventId(),
+        String(Date.now()),
+        event === undefined ? '' : eventBody(event),
+      ),
     );
+    if (stored === -1) throw plantQuotaReached(this.maxPlants);
     return stored === 1;
   }
 
@@ -106,18 +131,16 @@ export class RedisPlantStore implements PlantStore {
     return (await this.bounded(this.client.zremrangebylex(this.key(tenant), min, max))) > 0;
   }
 
-  /** One PING, under the same deadline as every operation. */
+  /**
+   * One script that Redis runs only while it takes writes, under the same deadline as every
+   * operation; a Redis before 7, which knows no script flags, gets a PING instead.
+   */
   async ping(): Promise<void> {
-    await this.bounded(this.client.ping());
-  }
-
-  /** QUIT, or drops the connection when Redis does not answer. */
-  async close(): Promise<void> {
     try {
-      await this.bounded(this.client.quit());
-    } catch {
-      // Redis is gone already; drop the socket and stop reconnecting.
-      this.client.disconnect();
+      await this.bounded(this.client.plantWritable());
+    } catch (error) {
+      if (!(error instanceof Error) || !/compiling script/.test(error.message)) throw error;
+      await this.bounded(this.client.ping());
     }
   }
 
@@ -126,25 +149,16 @@ export class RedisPlantStore implements PlantStore {
     return plantsKey(this.prefix, tenant);
   }
 
-  /** Translates "Redis cannot be reached" into storage-unavailable, and caps the wait whatever the client does. */
+  /**
+   * Translates "Redis cannot be reached" into storage-unavailable, "Redis takes no writes" into
+   * storage-refuses-writes, and caps the wait. A standalone client times every command out by
+   * itself (commandTimeout, armed before the command is even written, and no offline queue), so
+   * a timer of our own per operation would only add cost; a Cluster may retry, redirect and
+   * refresh slots first, so it keeps the deadline.
+   */
   private bounded<T>(command: Promise<T>): Promise<T> {
-    return withinDeadline(command, isUnavailableError);
+    return this.client instanceof Redis
+      ? withOutages(command, isUnavailableError, isRefusalError)
+      : withinDeadline(command, isUnavailableError, isRefusalError);
   }
-}
-
-/**
- * Logs losing and regaining Redis once each, instead of ioredis's unhandled error events. Errors
- * before the first connection are left to open(), whose rejection says it in one line.
- */
-function watchConnection(client: RedisClient, where: string, logger: Logger | undefined): void {
-  let state: 'starting' | 'up' | 'down' = 'starting';
-  client.on('error', (error: Error) => {
-    if (state !== 'up') return;
-    state = 'down';
-    logger?.warn({ redis: where, reason: error.message }, 'Redis is unreachable');
-  });
-  client.on('ready', () => {
-    if (state === 'down') logger?.info({ redis: where }, 'Redis is reachable again');
-    state = 'up';
-  });
 }

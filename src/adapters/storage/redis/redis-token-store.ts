@@ -1,18 +1,10 @@
-import { PlantError } from '../../../domain/errors.js';
 import type { Result } from 'ioredis';
 import { isScope } from '../../../domain/caller.js';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import {
-  createRedisClient,
-  isUnavailableError,
-  OPERATION_DEADLINE_MS,
-  untilReady,
-  type RedisClient,
-} from './redis-client.js';
+import { isUnavailableError, type RedisClient } from './redis-client.js';
 import { withinDeadline } from '../deadline.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
-import { parseRedisUrl } from './redis-url.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -82,21 +74,6 @@ export class RedisTokenStore implements TokenStore {
     client.defineCommand('tokenMarkUsed', { lua: MARK_USED_LUA, numberOfKeys: 1 });
   }
 
-  /** Connects; rejects with one line naming the nodes when Redis is not ready within the deadline. */
-  static async open(options: { url: string; prefix?: string }): Promise<RedisTokenStore> {
-    const target = parseRedisUrl(options.url);
-    const client = createRedisClient(target);
-    // Connection errors surface as rejected commands (503); without a listener ioredis prints them.
-    client.on('error', () => {});
-    try {
-      await untilReady(client, target, OPERATION_DEADLINE_MS);
-    } catch (error) {
-      client.disconnect();
-      throw new PlantError('storage-unavailable', (error as Error).message);
-    }
-    return new RedisTokenStore(client, options.prefix);
-  }
-
   async create(token: ManagedToken): Promise<boolean> {
     const fields = [
       ['name', token.name],
@@ -130,16 +107,13 @@ export class RedisTokenStore implements TokenStore {
     return (await this.bounded(this.client.tokenRevoke(this.key(id), ms(at)))) === 1;
   }
 
-  async markUsed(id: string, at: Date): Promise<void> {
-    await this.bounded(this.client.tokenMarkUsed(this.key(id), ms(at)));
+  /** A read, as lookups are: a Redis that refuses writes (MISCONF refuses even PING) still serves tokens. */
+  async ping(): Promise<void> {
+    await this.bounded(this.client.exists(`${this.prefix}token:{0}`));
   }
 
-  async close(): Promise<void> {
-    try {
-      await this.bounded(this.client.quit());
-    } catch {
-      this.client.disconnect();
-    }
+  async markUsed(id: string, at: Date): Promise<void> {
+    await this.bounded(this.client.tokenMarkUsed(this.key(id), ms(at)));
   }
 
   private get index(): string {
@@ -147,7 +121,7 @@ export class RedisTokenStore implements TokenStore {
   }
 
   private key(id: string): string {
-    // Ids are hex from issueToken; anything else could move the hash tag.
+    // Ids are hex from mintToken; anything else could move the hash tag.
     if (!/^[0-9a-f]{1,64}$/.test(id)) throw new Error('a token id must be hex digits');
     return `${this.prefix}token:{${id}}`;
   }

@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../http/http-server.js';
+import { ConfigError } from './config-error.js';
+import { parseInteger } from './parse.js';
+
+/** Descriptors kept for the stores, the token file and logs when connections are bounded. */
+const RESERVED_DESCRIPTORS = 128;
+
+/**
+ * The default connection bound: 4096, or the open-file limit less what the process needs besides
+ * connections when that is lower, so that connections alone cannot exhaust the descriptors.
+ */
+export function defaultMaxConnections(limits = '/proc/self/limits'): number {
+  let text: string;
+  try {
+    text = readFileSync(limits, 'utf8');
+  } catch {
+    return DEFAULT_HTTP_LIMITS.maxConnections;
+  }
+  const soft = Number(/^Max open files\s+(\d+)/m.exec(text)?.[1]);
+  return Number.isFinite(soft) && soft > 0
+    ? Math.max(1, Math.min(DEFAULT_HTTP_LIMITS.maxConnections, soft - RESERVED_DESCRIPTORS))
+    : DEFAULT_HTTP_LIMITS.maxConnections;
+}
+
+const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
+  ['headersTimeoutMs', 'PLANT_STORE_HEADERS_TIMEOUT_MS', 1, 600_000],
+  ['requestTimeoutMs', 'PLANT_STORE_REQUEST_TIMEOUT_MS', 1, 3_600_000],
+  ['keepAliveTimeoutMs', 'PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', 1, 600_000],
+  ['idleTimeoutMs', 'PLANT_STORE_IDLE_TIMEOUT_MS', 1, 3_600_000],
+  ['sendTimeoutMs', 'PLANT_STORE_SEND_TIMEOUT_MS', 1, 3_600_000],
+  ['maxBufferedOutputBytes', 'PLANT_STORE_MAX_BUFFERED_OUTPUT_BYTES', 65_536, 2 ** 40],
+  ['maxConnections', 'PLANT_STORE_MAX_CONNECTIONS', 1, 1_000_000],
+  ['backlog', 'PLANT_STORE_LISTEN_BACKLOG', 1, 65_535],
+];
+
+/** Reads the HTTP server's limits (PLANT_STORE_*_TIMEOUT_MS and the connection bounds). */
+export function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, maxConnections: defaultMaxConnections() };
+  for (const [field, name, min, max] of VARIABLES) {
+    limits[field] = parseInteger(name, env[name], limits[field], min, max);
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new ConfigError(
+      'PLANT_STORE_HEADERS_TIMEOUT_MS must not exceed PLANT_STORE_REQUEST_TIMEOUT_MS',
+    );
+  }
+  return limits;
+}

@@ -1,0 +1,113 @@
+import type { HttpLimits } from '../http/http-server.js';
+import { loadWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config.js';
+import { ConfigError } from './config-error.js';
+import { parseHttpLimits } from './http-limits.js';
+import { parseJwt, type JwtConfig } from './jwt.js';
+import { parseInteger, parseSwitch } from './parse.js';
+import { parseStorage, type StorageConfig } from './storage.js';
+import {
+  DEFAULT_TOKEN_FILE,
+  parseStaticTokens,
+  parseTokenCacheSeconds,
+  type StaticToken,
+} from './tokens.js';
+
+export { ConfigError } from './config-error.js';
+export type { JwtConfig } from './jwt.js';
+export type { StorageConfig, StorageConfigOf, StorageKind } from './storage.js';
+export { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type StaticToken } from './tokens.js';
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Everything the service reads from its environment, checked, defaults applied. */
+export interface Config {
+  port: number;
+  host: string;
+  storage: StorageConfig;
+  tokens: StaticToken[];
+  logLevel: LogLevel;
+  /** Requests a second allowed per caller (token bucket, burst of the same size); 0 turns limiting off. */
+  rateLimit: number;
+  /** Where managed tokens live with the memory storage (shared by `plant-store tokens` and the server). */
+  tokenFile: string;
+  /** How long a server trusts a managed token it looked up: the bound on revocation delay. */
+  tokenCacheSeconds: number;
+  /** Whether GET /docs serves the interactive API reference. */
+  docs: boolean;
+  /** One `info` line per request (PLANT_STORE_ACCESS_LOG; absent: on). */
+  accessLog?: boolean;
+  /** Whether GET /metrics is served and metrics are kept (PLANT_STORE_METRICS; absent: on). */
+  metrics?: boolean;
+  /** How long shutdown lets requests in flight finish before closing their connections (absent: 10). */
+  shutdownGraceSeconds?: number;
+  /** Absent: JWTs are not accepted. */
+  jwt?: JwtConfig;
+  /** Timeouts and connection bounds of the HTTP server; absent ones take their defaults. */
+  http?: Partial<HttpLimits>;
+  /** Failed authentications a second per client address (token bucket); 0 or absent: no budget. */
+  authFailureLimit?: number;
+  /** How long start-up waits for the storage to open (retrying) before it gives up. */
+  startupTimeoutSeconds: number;
+  /** Webhook delivery (docs/webhooks.md); absent: the defaults. */
+  webhooks?: WebhookConfig;
+}
+
+/** The default of PLANT_STORE_STARTUP_TIMEOUT: long enough for a store started beside the service. */
+export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
+
+/** The default of PLANT_STORE_SHUTDOWN_GRACE_SECONDS. */
+export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 10;
+
+/** Reads and checks the configuration; throws a ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);
+  }
+  const jwt = parseJwt(env);
+  const storage = parseStorage(env);
+  const webhooks = loadWebhookConfig(env, env.PLANT_STORE_TOKEN_FILE || DEFAULT_TOKEN_FILE);
+  if (!webhooks.deliver && storage.kind === 'memory') {
+    throw new ConfigError(
+      'PLANT_STORE_WEBHOOK_DELIVER=false needs PLANT_STORE_STORAGE redis or mongodb: the memory outbox is delivered only by the process that writes it',
+    );
+  }
+  return {
+    port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    storage,
+    tokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
+    logLevel,
+    rateLimit: parseInteger('PLANT_STORE_RATE_LIMIT', env.PLANT_STORE_RATE_LIMIT, 0, 0, 1_000_000),
+    tokenFile: env.PLANT_STORE_TOKEN_FILE || DEFAULT_TOKEN_FILE,
+    webhooks,
+    tokenCacheSeconds: parseTokenCacheSeconds(env.PLANT_STORE_TOKEN_CACHE_SECONDS),
+    docs: parseSwitch('PLANT_STORE_DOCS', env.PLANT_STORE_DOCS, true),
+    accessLog: parseSwitch('PLANT_STORE_ACCESS_LOG', env.PLANT_STORE_ACCESS_LOG, true),
+    metrics: parseSwitch('PLANT_STORE_METRICS', env.PLANT_STORE_METRICS, true),
+    shutdownGraceSeconds: parseInteger(
+      'PLANT_STORE_SHUTDOWN_GRACE_SECONDS',
+      env.PLANT_STORE_SHUTDOWN_GRACE_SECONDS,
+      DEFAULT_SHUTDOWN_GRACE_SECONDS,
+      0,
+      3600,
+    ),
+    ...(jwt && { jwt }),
+    http: parseHttpLimits(env),
+    authFailureLimit: parseInteger(
+      'PLANT_STORE_AUTH_FAILURE_LIMIT',
+      env.PLANT_STORE_AUTH_FAILURE_LIMIT,
+      10,
+      0,
+      1_000_000,
+    ),
+    startupTimeoutSeconds: parseInteger(
+      'PLANT_STORE_STARTUP_TIMEOUT',
+      env.PLANT_STORE_STARTUP_TIMEOUT,
+      DEFAULT_STARTUP_TIMEOUT_SECONDS,
+      1,
+      3600,
+    ),
+  };
+}

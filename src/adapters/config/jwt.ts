@@ -1,0 +1,105 @@
+import { parsePublicKey } from '../auth/public-key.js';
+import { ConfigError } from './config-error.js';
+import { parseInteger, parseList } from './parse.js';
+
+/** Asymmetric signature algorithms only: never `none`, never HMAC (which a public key could forge). */
+const JWT_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+] as const;
+type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+/** JWT bearer tokens from an identity provider; absent unless PLANT_STORE_JWT_ISSUER is set. */
+export interface JwtConfig {
+  issuer: string;
+  audience: string[];
+  keys: { kind: 'jwks'; url: string } | { kind: 'public-key'; key: string };
+  algorithms: JwtAlgorithm[];
+  tenantClaim: string;
+  clockToleranceSeconds: number;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function parseJwksUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`PLANT_STORE_JWT_JWKS_URL must be an absolute URL (got "${text}")`);
+  }
+  // Keys fetched over plain HTTP could be swapped on the way; loopback is allowed for development.
+  if (
+    url.protocol !== 'https:' &&
+    !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+  ) {
+    throw new ConfigError('PLANT_STORE_JWT_JWKS_URL must use https (http only on loopback)');
+  }
+  return url.href;
+}
+
+/** Reads the PLANT_STORE_JWT_* variables; undefined when JWTs are not configured. */
+export function parseJwt(env: NodeJS.ProcessEnv): JwtConfig | undefined {
+  const issuer = env.PLANT_STORE_JWT_ISSUER ?? '';
+  if (issuer === '') {
+    const stray = Object.keys(env)
+      .filter((name) => name.startsWith('PLANT_STORE_JWT_') && env[name] !== '')
+      .sort()[0];
+    if (stray !== undefined) {
+      throw new ConfigError(`PLANT_STORE_JWT_ISSUER must be set when ${stray} is`);
+    }
+    return undefined;
+  }
+  const audience = parseList(env.PLANT_STORE_JWT_AUDIENCE ?? '');
+  if (audience.length === 0) {
+    throw new ConfigError('PLANT_STORE_JWT_AUDIENCE must name the audience tokens are issued for');
+  }
+  const jwksUrl = env.PLANT_STORE_JWT_JWKS_URL ?? '';
+  const publicKey = env.PLANT_STORE_JWT_PUBLIC_KEY ?? '';
+  if ((jwksUrl === '') === (publicKey === '')) {
+    throw new ConfigError(
+      'PLANT_STORE_JWT_JWKS_URL or PLANT_STORE_JWT_PUBLIC_KEY must be set (exactly one of them)',
+    );
+  }
+  if (publicKey !== '') {
+    try {
+      parsePublicKey(publicKey);
+    } catch {
+      throw new ConfigError(
+        'PLANT_STORE_JWT_PUBLIC_KEY must be a PEM public key (BEGIN PUBLIC KEY) or a public JWK',
+      );
+    }
+  }
+  const algorithms = parseList(env.PLANT_STORE_JWT_ALGORITHMS || 'RS256,ES256');
+  const wrong = algorithms.find((alg) => !(JWT_ALGORITHMS as readonly string[]).includes(alg));
+  if (wrong !== undefined || algorithms.length === 0) {
+    throw new ConfigError(
+      `PLANT_STORE_JWT_ALGORITHMS must list some of ${JWT_ALGORITHMS.join(', ')} (got "${wrong ?? ''}")`,
+    );
+  }
+  return {
+    issuer,
+    audience,
+    keys:
+      jwksUrl !== ''
+        ? { kind: 'jwks', url: parseJwksUrl(jwksUrl) }
+        : { kind: 'public-key', key: publicKey },
+    algorithms: algorithms as JwtAlgorithm[],
+    tenantClaim: env.PLANT_STORE_JWT_TENANT_CLAIM || 'tenant',
+    clockToleranceSeconds: parseInteger(
+      'PLANT_STORE_JWT_CLOCK_TOLERANCE',
+      env.PLANT_STORE_JWT_CLOCK_TOLERANCE,
+      30,
+      0,
+      300,
+    ),
+  };
+}

@@ -1,0 +1,38 @@
+import { ConfigError } from './config-error.js';
+
+/** A whole number from the variable, or `fallback` when it is unset or empty. */
+export function parseInteger(
+  name: string,
+  text: string | undefined,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  if (text === undefined || text === '') return fallback;
+  if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
+  }
+  return Number(text);
+}
+
+/** The non-empty, trimmed items of a comma-separated list. */
+export const parseList = (text: string): string[] =>
+  text
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+
+/** "a, b or c": the choices of a variable, as its error message lists them. */
+export const oneOf = (choices: readonly string[]): string =>
+  choices.length < 2
+    ? choices.join('')
+    : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
+
+/** An on/off switch: `on`/`off` (also `true`/`false`, `1`/`0`), or `fallback` when unset or empty. */
+export function parseSwitch(name: string, text: string | undefined, fallback: boolean): boolean {
+  if (text === undefined || text === '') return fallback;
+  const value = text.toLowerCase();
+  if (['on', 'true', '1'].includes(value)) return true;
+  if (['off', 'false', '0'].includes(value)) return false;
+  throw new ConfigError(`${name} must be on or off (got "${text}")`);
+}

@@ -1,0 +1,87 @@
+import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../domain/plant-quota.js';
+import { DEFAULT_HEAP_LIMIT_PERCENT } from '../storage/memory/heap-guard.js';
+import { parseRedisUrl, RedisUrlError } from '../storage/redis/redis-url.js';
+import { ConfigError } from './config-error.js';
+import { oneOf, parseInteger } from './parse.js';
+
+/** What every store enforces; absent values take the stores' documented defaults. */
+export interface StorageLimits {
+  /** Plants one tenant may hold; 0 for no quota (default 1,000,000). */
+  maxPlantsPerTenant?: number;
+}
+
+/** Where plants and managed tokens live: one technology, chosen by PLANT_STORE_STORAGE. */
+export type StorageConfig = StorageLimits &
+  (
+    | {
+        kind: 'memory';
+        /** Creates are refused once the plants' heap passes this percent of what V8 can hold (default 85). */
+        heapLimitPercent?: number;
+      }
+    /** `prefix` goes before every Redis key (the store's default when absent). */
+    | { kind: 'redis'; url: string; prefix?: string }
+    | { kind: 'mongodb'; url: string }
+  );
+
+export type StorageKind = StorageConfig['kind'];
+/** The configuration of one technology. */
+export type StorageConfigOf<K extends StorageKind> = Extract<StorageConfig, { kind: K }>;
+
+function parseRedis(env: NodeJS.ProcessEnv): StorageConfigOf<'redis'> {
+  const url = env.REDIS_URL || 'redis://127.0.0.1:6379';
+  try {
+    parseRedisUrl(url);
+  } catch (error) {
+    if (!(error instanceof RedisUrlError)) throw error;
+    throw new ConfigError(`REDIS_URL ${error.message}`);
+  }
+  const prefix = env.PLANT_STORE_REDIS_PREFIX;
+  if (prefix === undefined || prefix === '') return { kind: 'redis', url };
+  // A brace would move the cluster hash tag that keeps a tenant's keys in one slot.
+  if (/[{}]/.test(prefix)) {
+    throw new ConfigError(`PLANT_STORE_REDIS_PREFIX must not contain { or } (got "${prefix}")`);
+  }
+  return { kind: 'redis', url, prefix };
+}
+
+// One reader per technology: a kind added to StorageConfig does not compile until it has one.
+const READERS: { [K in StorageKind]: (env: NodeJS.ProcessEnv) => StorageConfigOf<K> } = {
+  memory: (env) => {
+    const percent = env.PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT;
+    if (!percent) return { kind: 'memory' };
+    const heapLimitPercent = parseInteger(
+      'PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT',
+      percent,
+      DEFAULT_HEAP_LIMIT_PERCENT,
+      10,
+      95,
+    );
+    return { kind: 'memory', heapLimitPercent };
+  },
+  redis: parseRedis,
+  mongodb: (env) => ({
+    kind: 'mongodb',
+    url: env.MONGODB_URL || 'mongodb://127.0.0.1:27017/plant_store',
+  }),
+};
+
+/** Reads PLANT_STORE_STORAGE (default memory) and the variables of the technology it names. */
+export function parseStorage(env: NodeJS.ProcessEnv): StorageConfig {
+  const kind = env.PLANT_STORE_STORAGE || 'memory';
+  if (!Object.hasOwn(READERS, kind)) {
+    const kinds = oneOf(Object.keys(READERS));
+    throw new ConfigError(`PLANT_STORE_STORAGE must be ${kinds} (got "${kind}")`);
+  }
+  const storage = READERS[kind as StorageKind](env);
+  // Unset stays absent: the stores apply the documented default themselves.
+  const max = env.PLANT_STORE_MAX_PLANTS_PER_TENANT;
+  if (!max) return storage;
+  const maxPlantsPerTenant = parseInteger(
+    'PLANT_STORE_MAX_PLANTS_PER_TENANT',
+    max,
+    DEFAULT_MAX_PLANTS_PER_TENANT,
+    0,
+    Number.MAX_SAFE_INTEGER,
+  );
+  return { ...storage, maxPlantsPerTenant };
+}

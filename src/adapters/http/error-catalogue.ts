@@ -1,0 +1,332 @@
+import { BODY_LIMIT_BYTES } from './body-limit.js';
+import { HttpProblem } from './http-problem.js';
+
+/** The operations of the OpenAPI document, by operationId. */
+export type OperationId = 'createPlant' | 'listPlants' | 'deletePlant' | 'getMetrics';
+
+const EVERY: readonly OperationId[] = ['createPlant', 'listPlants', 'deletePlant', 'getMetrics'];
+const REALM = 'Bearer realm="plant-store"';
+const RETRY_AFTER_SECONDS = '1';
+const REFUSED_WRITES_RETRY_SECONDS = '30';
+
+/**
+ * One refusal the service can answer. `D` is what the thrower supplies (a message, a path, ...);
+ * a refusal with a fixed message takes nothing.
+ */
+interface CatalogueEntry<D> {
+  readonly status: number;
+  /** Stable; its first three digits are the status. */
+  readonly code: number;
+  /** One line saying when the service answers this: the docs table and the OpenAPI cite it. */
+  readonly when: string;
+  /** The safe message the body carries. */
+  readonly message: (detail: D) => string;
+  /** The one header the answer adds: its value, and `rule` as the docs write it (`<...>` varies). */
+  readonly header?: {
+    readonly name: 'WWW-Authenticate' | 'Allow' | 'Retry-After';
+    readonly rule: string;
+    readonly value: (detail: D) => string;
+  };
+  /** A real body message with sample details: the OpenAPI document's example of this code. */
+  readonly example: string;
+  /** The operations that can answer it; none for refusals before routing. */
+  readonly on: readonly OperationId[];
+}
+
+const entry = <D = undefined>(row: CatalogueEntry<D>): CatalogueEntry<D> => row;
+const given = (message: string): string => message;
+const challenge = (error: string) => ({
+  name: 'WWW-Authenticate' as const,
+  rule: `${REALM}${error}`,
+  value: () => `${REALM}${error}`,
+});
+const retryAfterOne = {
+  name: 'Retry-After' as const,
+  rule: RETRY_AFTER_SECONDS,
+  value: () => RETRY_AFTER_SECONDS,
+};
+
+/**
+ * Every error the service answers, by name. To add one: a row here (status, code, when, message,
+ * header, operations), the same row in docs/errors.md, and `problem('<name>', ...)` where it is
+ * raised (for a new PlantErrorCode, its line in error-handler.ts's DOMAIN_ERRORS, which the compiler
+ * demands). The OpenAPI document picks it up; tests check that the docs and the document list it.
+ */
+export const ERROR_CATALOGUE = {
+  'not-http': entry({
+    status: 400,
+    code: 40000,
+    when: 'the request is not valid HTTP; the HTTP parser refuses it before any route, and the connection closes',
+    message: () => 'malformed HTTP request',
+    example: 'malformed HTTP request',
+    on: [],
+  }),
+  'invalid-body': entry({
+    status: 400,
+    code: 40001,
+    when: 'body is not valid JSON (or not UTF-8, cut short, does not decode with its Content-Encoding, or has a key twice with different values), or not a JSON object',
+    message: (message?: string) => message ?? 'request body could not be read completely',
+    example: 'request body is not valid JSON: Unexpected end of JSON input',
+    on: ['createPlant'],
+  }),
+  'invalid-plant': entry({
+    status: 400,
+    code: 40002,
+    when: 'a field fails validation; the message names the field',
+    message: given,
+    example: 'name must be 1 to 256 characters long (got 0)',
+    on: ['createPlant'],
+  }),
+  'invalid-query': entry({
+    status: 400,
+    code: 40003,
+    when: '`limit` or `cursor` is invalid or given twice',
+    message: given,
+    example: 'limit must be given at most once',
+    on: ['listPlants'],
+  }),
+  'missing-host': entry({
+    status: 400,
+    code: 40006,
+    when: 'an HTTP/1.1 request without a `Host` header; the connection closes',
+    message: () => 'an HTTP/1.1 request must carry a Host header',
+    example: 'an HTTP/1.1 request must carry a Host header',
+    on: [],
+  }),
+  'invalid-id': entry({
+    status: 400,
+    code: 40004,
+    when: 'the path `{id}` is not canonical decimal int64',
+    message: () => 'id in the path must be a decimal int64 without sign on zero or leading zeros',
+    example: 'id in the path must be a decimal int64 without sign on zero or leading zeros',
+    on: ['deletePlant'],
+  }),
+  'malformed-credentials': entry({
+    status: 400,
+    code: 40005,
+    when: 'malformed bearer credentials, or more than one Authorization header',
+    message: given,
+    header: challenge(', error="invalid_request"'),
+    example: 'send exactly one Authorization header',
+    on: EVERY,
+  }),
+  'missing-credentials': entry({
+    status: 401,
+    code: 40101,
+    when: 'no Authorization header, or a scheme other than Bearer',
+    message: () => 'an Authorization header with a Bearer token is required',
+    header: challenge(''),
+    example: 'an Authorization header with a Bearer token is required',
+    on: EVERY,
+  }),
+  'invalid-token': entry({
+    status: 401,
+    code: 40102,
+    when: 'unknown, revoked or expired token, or a JWT that fails a check',
+    message: () => 'the bearer token is unknown, revoked or expired',
+    header: challenge(', error="invalid_token"'),
+    example: 'the bearer token is unknown, revoked or expired',
+    on: EVERY,
+  }),
+  'insufficient-scope': entry({
+    status: 403,
+    code: 40301,
+    when: 'the token lacks the scope the operation needs',
+    message: ({ message }: { message: string; scope?: string | undefined }) => message,
+    header: {
+      name: 'WWW-Authenticate',
+      rule: `${REALM}, error="insufficient_scope", scope="<scope>"`,
+      value: ({ scope = '' }) => `${REALM}, error="insufficient_scope", scope="${scope}"`,
+    },
+    example: 'this operation needs the scope plants:write',
+    on: EVERY,
+  }),
+  // 403, not 409: clients that retry a create read 409 as "already stored" and would lose the plant;
+  // 403 says "understood, not allowed", retrying does not help, and no WWW-Authenticate asks for
+  // other credentials. Not 429 either: waiting does not help, deleting plants does.
+  'plant-quota-reached': entry({
+    status: 403,
+    code: 40302,
+    when: 'the tenant holds as many plants as its quota allows (PLANT_STORE_MAX_PLANTS_PER_TENANT); nothing was stored; delete plants first',
+    message: given,
+    example: 'the tenant holds its quota of 1000000 plants; delete some before creating more',
+    on: ['createPlant'],
+  }),
+  'plant-not-found': entry({
+    status: 404,
+    code: 40401,
+    when: "no plant with that id in the caller's tenant (another tenant's plant is not found too)",
+    message: given,
+    example: 'no plant with id 9007199254740993',
+    on: ['deletePlant'],
+  }),
+  'no-route': entry({
+    status: 404,
+    code: 40402,
+    when: 'no such route',
+    message: (path: string) => `no route ${path}`,
+    example: 'no route /plant',
+    on: [],
+  }),
+  'method-not-allowed': entry({
+    status: 405,
+    code: 40501,
+    when: 'method not allowed on the path; `Allow` lists the methods that are',
+    message: ({ method, path, allow }: { method: string; path: string; allow: string }) =>
+      `${method} is not allowed on ${path}; use ${allow}`,
+    header: { name: 'Allow', rule: '<methods of the path>', value: ({ allow }) => allow },
+    example: 'POST is not allowed on /plants/1; use DELETE',
+    on: EVERY,
+  }),
+  'connect-refused': entry({
+    status: 405,
+    code: 40502,
+    when: 'the method is CONNECT: the service is no proxy; the connection closes',
+    message: () => 'CONNECT is not supported: this server is not a proxy',
+    example: 'CONNECT is not supported: this server is not a proxy',
+    header: {
+      name: 'Allow',
+      rule: 'GET, HEAD, POST, DELETE',
+      value: () => 'GET, HEAD, POST, DELETE',
+    },
+    on: [],
+  }),
+  'request-timeout': entry({
+    status: 408,
+    code: 40801,
+    when: 'the headers did not arrive within `PLANT_STORE_HEADERS_TIMEOUT_MS`, or the whole request within `PLANT_STORE_REQUEST_TIMEOUT_MS`; the connection closes',
+    message: () => 'the request did not arrive in time',
+    example: 'the request did not arrive in time',
+    on: ['createPlant'],
+  }),
+  'duplicate-plant': entry({
+    status: 409,
+    code: 40901,
+    when: 'a plant with this id already exists in the tenant',
+    message: given,
+    example: 'a plant with id 9007199254740993 already exists',
+    on: ['createPlant'],
+  }),
+  'body-too-large': entry({
+    status: 413,
+    code: 41301,
+    when: `body larger than ${BODY_LIMIT_BYTES} bytes, as received or after decoding its Content-Encoding; the connection closes`,
+    message: () => `request body is larger than ${BODY_LIMIT_BYTES} bytes`,
+    example: `request body is larger than ${BODY_LIMIT_BYTES} bytes`,
+    on: ['createPlant'],
+  }),
+  'unsupported-media-type': entry({
+    status: 415,
+    code: 41501,
+    when: '`Content-Type` is not `application/json` (or names a charset other than utf-8), or an unknown Content-Encoding',
+    message: (message?: string) =>
+      message ?? 'Content-Type must be application/json (charset utf-8)',
+    example: 'Content-Type must be application/json (charset utf-8)',
+    on: ['createPlant'],
+  }),
+  'rate-limited': entry({
+    status: 429,
+    code: 42901,
+    when: "the tenant's rate limit is exceeded",
+    message: ({ perSecond }: { perSecond: number; wait: number }) =>
+      `rate limit of ${perSecond} requests a second exceeded`,
+    header: {
+      name: 'Retry-After',
+      rule: '<seconds until a request is admitted>',
+      value: ({ wait }) => String(wait),
+    },
+    example: 'rate limit of 20 requests a second exceeded',
+    on: EVERY,
+  }),
+  'expectation-failed': entry({
+    status: 417,
+    code: 41701,
+    when: 'an `Expect` header other than `100-continue`; the connection closes',
+    message: () => 'the Expect header is not supported; only 100-continue is',
+    example: 'the Expect header is not supported; only 100-continue is',
+    on: EVERY,
+  }),
+  'too-many-auth-failures': entry({
+    status: 429,
+    code: 42902,
+    when: 'the client address used up its failed authentications (`PLANT_STORE_AUTH_FAILURE_LIMIT` a second); checked before the token',
+    message: (wait: number) =>
+      `too many failed authentications from this address; retry in ${wait} s`,
+    header: {
+      name: 'Retry-After',
+      rule: '<seconds until a failure is allowed again>',
+      value: (wait) => String(wait),
+    },
+    example: 'too many failed authentications from this address; retry in 1 s',
+    on: EVERY,
+  }),
+  'headers-too-large': entry({
+    status: 431,
+    code: 43101,
+    when: 'request headers are larger than the HTTP parser accepts; the connection closes',
+    message: () => 'request headers are too large',
+    example: 'request headers are too large',
+    on: [],
+  }),
+  'unexpected-failure': entry({
+    status: 500,
+    code: 50001,
+    when: 'unexpected failure; the message holds only a request id, which the log line carries with the details',
+    message: (requestId: string) => `unexpected failure; request id ${requestId}`,
+    example: 'unexpected failure; request id 2f1c6f0e-6d1a-4c53-9a53-2f0b8e0c7d41',
+    on: EVERY,
+  }),
+  'storage-unavailable': entry({
+    status: 503,
+    code: 50301,
+    when: 'storage unreachable or timed out; nothing was half-written',
+    message: given,
+    header: retryAfterOne,
+    example: 'storage is unavailable',
+    on: EVERY,
+  }),
+  // 503 like an outage, since reads still work and writes come back once an operator frees space;
+  // a code of its own, since retrying within seconds rarely helps.
+  'storage-refuses-writes': entry({
+    status: 503,
+    code: 50303,
+    when: 'the store takes no writes now: Redis out of memory (maxmemory) or unable to persist (MISCONF), MongoDB out of disk or read-only, or the memory store near its heap limit; nothing was written, and /readyz answers the same',
+    message: given,
+    example:
+      'storage takes no writes now (out of memory or disk, or read-only); nothing was written',
+    header: {
+      name: 'Retry-After',
+      rule: REFUSED_WRITES_RETRY_SECONDS,
+      value: () => REFUSED_WRITES_RETRY_SECONDS,
+    },
+    on: ['createPlant', 'deletePlant'],
+  }),
+  'token-verification-unavailable': entry({
+    status: 503,
+    code: 50302,
+    when: "the identity provider's keys (JWKS) cannot be fetched, so a JWT can be neither accepted nor refused",
+    message: given,
+    header: retryAfterOne,
+    example: "the token issuer's keys are unavailable",
+    on: EVERY,
+  }),
+};
+
+export type ErrorName = keyof typeof ERROR_CATALOGUE;
+type DetailOf<N extends ErrorName> = Parameters<(typeof ERROR_CATALOGUE)[N]['message']>[0];
+
+/** The catalogue as rows, by ascending code, for the docs and the OpenAPI document. */
+export const ERROR_ROWS = Object.entries(ERROR_CATALOGUE)
+  .map(([name, row]) => ({ ...(row as CatalogueEntry<never>), name: name as ErrorName }))
+  .sort((a, b) => a.code - b.code);
+
+/** The refusal `name` of the catalogue, with what its message and header need. */
+export function problem<N extends ErrorName>(
+  name: N,
+  ...[detail]: undefined extends DetailOf<N> ? [DetailOf<N>?] : [DetailOf<N>]
+): HttpProblem {
+  const row = ERROR_CATALOGUE[name] as CatalogueEntry<DetailOf<N>>;
+  const value = detail as DetailOf<N>;
+  const headers = row.header ? { [row.header.name]: row.header.value(value) } : {};
+  return new HttpProblem(row.status, row.code, row.message(value), headers);
+}

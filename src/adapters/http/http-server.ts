@@ -1,0 +1,107 @@
+import { createServer, type RequestListener, type Server } from 'node:http';
+import { once } from 'node:events';
+import type { Socket } from 'node:net';
+import { clientErrorHandler } from './client-error.js';
+import { endAndDestroy } from './close-socket.js';
+import { watchOutput } from './output-watch.js';
+import { problem } from './error-catalogue.js';
+import { answer, rawAnswer } from './raw-answer.js';
+
+/** Every bound the HTTP server holds its clients to; docs/operations.md states each default. */
+export interface HttpLimits {
+  /** The whole header block must arrive within this. */
+  headersTimeoutMs: number;
+  /** The whole request, headers and body, must arrive within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** A connection on which nothing moves, either way, is destroyed after this. */
+  idleTimeoutMs: number;
+  /** Output may wait this long for a client that does not read it. */
+  sendTimeoutMs: number;
+  /** Output waiting for clients on all connections together. */
+  maxBufferedOutputBytes: number;
+  /** Connections open at once; more are closed as soon as they are accepted. */
+  maxConnections: number;
+  /** Connections the kernel queues before the server accepts them (capped by somaxconn). */
+  backlog: number;
+  /** A connection the server has answered and closed waits at most this for the client's close. */
+  lingerMs: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  keepAliveTimeoutMs: 5_000,
+  idleTimeoutMs: 30_000,
+  sendTimeoutMs: 30_000,
+  maxBufferedOutputBytes: 64 * 1024 * 1024,
+  maxConnections: 4096,
+  backlog: 2048,
+  lingerMs: 1000,
+};
+
+/** A node:http server that knows the backlog to listen with. */
+export type HttpServer = Server & { readonly backlog: number };
+
+const CONNECT_REFUSED = rawAnswer(problem('connect-refused'));
+const MISSING_HOST = problem('missing-host');
+const EXPECTATION_FAILED = problem('expectation-failed');
+
+/**
+ * The node:http server for the application, with every limit of `limits` (defaults for those
+ * absent) and the contract's Error body for what Node would otherwise answer itself: requests it
+ * cannot parse or that time out (408), `Expect` other than 100-continue (417), HTTP/1.1 without
+ * `Host` (400) and CONNECT (405).
+ */
+export function createHttpServer(
+  listener: RequestListener,
+  limits: Partial<HttpLimits> = {},
+): HttpServer {
+  const bounds = { ...DEFAULT_HTTP_LIMITS, ...limits };
+  // Node checks the header and request timeouts on this period; finer when they are short.
+  const checkEvery = Math.max(
+    10,
+    Math.min(1000, Math.floor(Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs) / 4)),
+  );
+  const server = createServer(
+    {
+      headersTimeout: bounds.headersTimeoutMs,
+      requestTimeout: bounds.requestTimeoutMs,
+      connectionsCheckingInterval: checkEvery,
+      // Checked below, so that the answer is an Error body rather than Node's empty 400.
+      requireHostHeader: false,
+    },
+    (req, res) => {
+      if (req.headers.host === undefined && req.httpVersion === '1.1') {
+        answer(res, MISSING_HOST);
+      } else {
+        listener(req, res);
+      }
+    },
+  );
+  server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
+  server.timeout = bounds.idleTimeoutMs;
+  server.maxConnections = bounds.maxConnections;
+  server.on('clientError', clientErrorHandler(bounds.lingerMs));
+  server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
+  server.on('connect', (_req, socket: Socket) =>
+    endAndDestroy(socket, CONNECT_REFUSED, bounds.lingerMs),
+  );
+  watchOutput(server, {
+    sendTimeoutMs: bounds.sendTimeoutMs,
+    maxBufferedOutputBytes: bounds.maxBufferedOutputBytes,
+    intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
+  });
+  return Object.assign(server, { backlog: bounds.backlog });
+}
+
+/** Listens on `host:port` with the server's backlog; rejects when the address cannot be bound. */
+export async function listenHttpServer(
+  server: HttpServer,
+  port: number,
+  host: string,
+): Promise<void> {
+  server.listen({ port, host, backlog: server.backlog });
+  await once(server, 'listening');
+}

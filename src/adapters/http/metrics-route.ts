@@ -1,0 +1,22 @@
+import { Router } from '@koa/router';
+import type { TokenVerifier } from '../../ports/token-verifier.js';
+import type { ServiceMetrics } from '../telemetry/service-metrics.js';
+import { authorize, type AuthLimits, type CallerState } from './bearer-auth.js';
+
+/**
+ * GET /metrics in the Prometheus text format, for a bearer token with the scope `metrics:read`
+ * (static, managed or JWT alike), so that it is never public by accident.
+ */
+export function metricsRoutes(
+  metrics: ServiceMetrics,
+  tokens: TokenVerifier,
+  limits?: AuthLimits,
+): Router<CallerState> {
+  const router = new Router<CallerState>();
+  router.get('/metrics', authorize(tokens, 'metrics:read', limits), async function getMetrics(ctx) {
+    const { text, type } = await metrics.exposition();
+    ctx.body = text;
+    ctx.type = type;
+  });
+  return router;
+}

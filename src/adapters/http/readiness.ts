@@ -1,0 +1,38 @@
+import type { Middleware } from 'koa';
+import type { PlantStore } from '../../ports/plant-store.js';
+import type { TokenStore } from '../../ports/token-store.js';
+import { toProblem } from './error-handler.js';
+import { sendJson } from './send-json.js';
+
+/** The stores readiness asks, by the name its body gives them. */
+export interface ReadinessStores {
+  plants: Pick<PlantStore, 'ping'>;
+  tokens?: Pick<TokenStore, 'ping'> | undefined;
+}
+
+/**
+ * GET /readyz: 200 while every store serves; else 503 with the first failing store's Error body
+ * (50301 unreachable, 50303 refusing writes) and `failing`, the stores that cannot serve. An
+ * unexpected failure goes on to the error handler (500).
+ */
+export function readiness(stores: ReadinessStores): Middleware {
+  const parts = Object.entries(stores).filter(([, store]) => store !== undefined) as [
+    string,
+    Pick<PlantStore, 'ping'>,
+  ][];
+  return async function getReadiness(ctx) {
+    const results = await Promise.allSettled(parts.map(([, store]) => store.ping()));
+    const failing: string[] = [];
+    let first: unknown;
+    results.forEach((result, i) => {
+      if (result.status === 'fulfilled') return;
+      failing.push(parts[i]![0]);
+      first ??= result.reason;
+    });
+    if (failing.length === 0) return sendJson(ctx, 200, '{"status":"ready"}');
+    const answer = toProblem(first);
+    if (answer === undefined || answer.status !== 503) throw first;
+    const body = JSON.stringify({ error: answer.code, message: answer.message, failing });
+    sendJson(ctx, 503, body, answer.headers);
+  };
+}

@@ -1,0 +1,95 @@
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
+
+/** How full the V8 heap may get, in percent of its limit, before the memory store refuses creates. */
+export const DEFAULT_HEAP_LIMIT_PERCENT = 85;
+/** Inserts between two readings of the heap: a reading is cheap, but not free. */
+export const HEAP_CHECK_INTERVAL = 64;
+
+export type HeapStatistics = () => { used_heap_size: number; heap_size_limit: number };
+
+const MIB = 1024 * 1024;
+const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
+
+/**
+ * The last value of a V8 size flag (in MiB) given to this process, on its command line or in
+ * NODE_OPTIONS (where V8 reads it too), whether written with dashes or underscores.
+ */
+export function v8SizeFlag(
+  name: string,
+  argv: readonly string[] = process.execArgv,
+  nodeOptions = process.env.NODE_OPTIONS ?? '',
+): number | undefined {
+  const pattern = new RegExp(`^--${name.replaceAll('-', '[-_]')}=(\\d+)$`);
+  let value: number | undefined;
+  for (const arg of [...nodeOptions.split(/\s+/), ...argv]) {
+    const match = pattern.exec(arg);
+    if (match) value = Number(match[1]);
+  }
+  return value;
+}
+
+/**
+ * What the old generation, where plants live, can grow to before V8 aborts. `heap_size_limit`
+ * also counts the young generation: two semi-spaces and a new large-object space of the same
+ * size, whose default differs between V8 versions (16 MiB on Node 20, 64 MiB on Node 24). When
+ * `--max-old-space-size` was given, that is the answer; otherwise the young generation is
+ * subtracted, with the larger default semi-space when the version's is not known.
+ */
+export function oldGenerationLimit(
+  heapSizeLimit = getHeapStatistics().heap_size_limit,
+  v8Major = Number(process.versions.v8.split('.')[0]),
+  flag: (name: string) => number | undefined = v8SizeFlag,
+): number {
+  const oldSpace = flag('max-old-space-size');
+  if (oldSpace !== undefined) return Math.min(oldSpace * MIB, heapSizeLimit);
+  const semiSpace = (flag('max-semi-space-size') ?? (v8Major <= 11 ? 16 : 64)) * MIB;
+  return Math.max(heapSizeLimit - 3 * semiSpace, heapSizeLimit / 4);
+}
+
+/**
+ * The old generation: the memory it holds (committed, so fragmentation counts, as it does when
+ * V8 decides it is out of memory), and the limit it can grow to before V8 aborts.
+ */
+export function oldGeneration(): ReturnType<HeapStatistics> {
+  const young = getHeapSpaceStatistics()
+    .filter((space) => YOUNG_SPACES.has(space.space_name))
+    .reduce((sum, space) => sum + space.space_size, 0);
+  return {
+    used_heap_size: getHeapStatistics().total_heap_size - young,
+    heap_size_limit: limit(),
+  };
+}
+
+// Fixed for the life of the process.
+let cachedLimit: number | undefined;
+const limit = () => (cachedLimit ??= oldGenerationLimit());
+
+/**
+ * Keeps the memory store from filling the heap until V8 aborts the process (which loses every
+ * tenant's plants): creates are refused once the used heap passes a share of its limit. The heap
+ * is read at most once every `interval` inserts, so the guard costs nothing per request; refused
+ * inserts count too, so a store that freed memory accepts again within `interval` attempts.
+ */
+export class HeapGuard {
+  private calls = 0;
+  private full = false;
+
+  constructor(
+    private readonly percent: number = DEFAULT_HEAP_LIMIT_PERCENT,
+    private readonly statistics: HeapStatistics = oldGeneration,
+    private readonly interval: number = HEAP_CHECK_INTERVAL,
+  ) {}
+
+  /** Whether an insert may go ahead, from the latest reading (taken now every `interval` calls). */
+  hasRoom(): boolean {
+    if (this.calls++ % this.interval === 0) this.read();
+    return !this.full;
+  }
+
+  /** Whether the heap has room now, from a fresh reading. */
+  read(): boolean {
+    const { used_heap_size: used, heap_size_limit: limit } = this.statistics();
+    this.full = used * 100 >= limit * this.percent;
+    return !this.full;
+  }
+}

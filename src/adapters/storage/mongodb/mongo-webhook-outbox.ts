@@ -1,0 +1,200 @@
+import { ObjectId, type Collection } from 'mongodb';
+import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
+import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
+import { newEventId } from '../../webhooks/webhook-ids.js';
+import { withinDeadline } from './mongo-errors.js';
+import type { PendingEntry, PlantDocument } from './mongo-plant-store.js';
+import type { MongoWebhookStore } from './mongo-webhook-store.js';
+
+type Stored = PlantDocument & { _id: ObjectId; lease?: string };
+
+export const DUE_INDEX = 'due_1';
+
+/**
+ * The deliveries kept in the plants' own documents (`pending`, and `due` as their earliest time),
+ * so that an event is stored with its plant in one insert, with no multi-document transaction
+ * (which FerretDB lacks). A claim moves due documents' time to the lease's end in one update
+ * conditioned on their being due, so that of two instances only one claims each. Deleting a
+ * plant deletes its pending deliveries with it.
+ */
+export class MongoWebhookOutbox implements WebhookOutbox {
+  /** Claimed delivery key -> whether it was its document's only delivery. */
+  private readonly single = new Map<string, boolean>();
+  private completions: { delivery: PendingDelivery; settle: (error?: unknown) => void }[] = [];
+  private flushing: Promise<void> | undefined;
+
+  constructor(private readonly plants: Collection<PlantDocument>) {}
+
+  /** What the plant store puts in a new plant's document for the tenant's subscribers. */
+  static entries(subscriptions: MongoWebhookStore) {
+    return async (tenant: string, event: PlantEvent) => {
+      const ids = await subscriptions.targets(tenant, event.type);
+      if (ids.length === 0) return undefined;
+      const eventId = newEventId();
+      const body = eventBody(event);
+      const now = new Date();
+      return Object.fromEntries(
+        ids.map((sub): [string, PendingEntry] => [
+          `${eventId}:${sub}`,
+          { sub, event: eventId, type: event.type, body, at: now, due: now, attempts: 0 },
+        ]),
+      );
+    };
+  }
+
+  async claim(
+    now: Date,
+    max: number,
+    leaseMs: number,
+    roomFor: (tenant: string) => number = () => Infinity,
+  ): Promise<PendingDelivery[]> {
+    const until = new Date(now.getTime() + leaseMs);
+    const documents = (await withinDeadline(() =>
+      this.plants
+        .find({ due: { $lte: now } }, { projection: { tenant: 1, due: 1 }, limit: max })
+        .toArray(),
+    )) as Stored[];
+    const taken = new Map<string, number>();
+    const ids = documents.flatMap((document) => {
+      // A tenant over its bound is left unclaimed, for a later look or another instance.
+      const count = taken.get(document.tenant) ?? 0;
+      if (count >= roomFor(document.tenant)) return [];
+      taken.set(document.tenant, count + 1);
+      return [document._id];
+    });
+    if (ids.length === 0) return [];
+    // One update for the batch, conditioned on still being due; the lease token then tells which
+    // documents this claim moved, and not another instance's.
+    const lease = new ObjectId().toHexString();
+    await withinDeadline(() =>
+      this.plants.updateMany(
+        { _id: { $in: ids }, due: { $lte: now } },
+        { $set: { due: until, lease } },
+      ),
+    );
+    const claimed = (await withinDeadline(() =>
+      this.plants
+        .find({ _id: { $in: ids }, lease }, { projection: { tenant: 1, pending: 1 } })
+        .toArray(),
+    )) as Stored[];
+    return claimed.flatMap((document) => {
+      const entries = Object.entries(document.pending ?? {});
+      const due = entries.filter(([, entry]) => entry.due <= now);
+      for (const [key] of due)
+        this.single.set(`${document._id.toHexString()} ${key}`, entries.length === 1);
+      return due.map(([key, entry]) => toDelivery(document, key, entry));
+    });
+  }
+
+  /**
+   * Completions are written in batches: a document whose only delivery is done loses `pending`
+   * and `due` in one updateMany for the batch (FerretDB scans for every write, so fewer is faster).
+   */
+  complete(delivery: PendingDelivery): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.completions.push({ delivery, settle: (error) => (error ? reject(error) : resolve()) });
+      this.flushing ??= new Promise<void>((wake) => setTimeout(wake, 5)).then(() => this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    const batch = this.completions;
+    this.completions = [];
+    this.flushing = undefined;
+    const whole = batch.filter(({ delivery }) => this.single.get(delivery.key) === true);
+    const partial = batch.filter(({ delivery }) => this.single.get(delivery.key) !== true);
+    for (const { delivery } of batch) this.single.delete(delivery.key);
+    const write = async (items: typeof batch, work: () => Promise<unknown>) => {
+      try {
+        await work();
+        for (const item of items) item.settle();
+      } catch (error) {
+        for (const item of items) item.settle(error);
+      }
+    };
+    await Promise.all([
+      whole.length > 0 &&
+        write(whole, () =>
+          withinDeadline(() =>
+            this.plants.updateMany(
+              { _id: { $in: whole.map(({ delivery }) => split(delivery.key)[0]) } },
+              { $unset: { pending: '', due: '', lease: '' } },
+            ),
+          ),
+        ),
+      ...partial.map((item) =>
+        write([item], async () => {
+          const [_id, key] = split(item.delivery.key);
+          await withinDeadline(() =>
+            this.plants.updateOne({ _id }, { $unset: { [`pending.${key}`]: '' } }),
+          );
+          await this.settle(_id);
+        }),
+      ),
+    ]);
+  }
+
+  async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
+    const [_id, key] = split(delivery.key);
+    const single = this.single.get(delivery.key) === true;
+    this.single.delete(delivery.key);
+    const fields = { [`pending.${key}.due`]: due, [`pending.${key}.attempts`]: attempts };
+    await withinDeadline(() =>
+      this.plants.updateOne(
+        { _id, [`pending.${key}`]: { $exists: true } },
+        // A document's only delivery sets the document's due time too: one write.
+        { $set: single ? { ...fields, due } : fields },
+      ),
+    );
+    if (!single) await this.settle(_id);
+  }
+
+  /**
+   * Sets the document's due time to its earliest entry's, or removes both when none is left.
+   * Entries are only ever removed or moved later, so a stale read here can only make a document
+   * due early (a harmless extra look), never lose one.
+   */
+  private async settle(_id: ObjectId, read?: Stored): Promise<void> {
+    const document =
+      read ??
+      ((await withinDeadline(() =>
+        this.plants.findOne({ _id }, { projection: { pending: 1 } }),
+      )) as Stored | null);
+    if (document === null) return;
+    const entries = Object.values(document.pending ?? {});
+    const update =
+      entries.length === 0
+        ? { $unset: { pending: '' as const, due: '' as const } }
+        : { $set: { due: new Date(Math.min(...entries.map((entry) => entry.due.getTime()))) } };
+    await withinDeadline(() => this.plants.updateOne({ _id }, update));
+  }
+
+  async size(tenant?: string): Promise<number> {
+    const filter =
+      tenant === undefined ? { due: { $exists: true } } : { tenant, due: { $exists: true } };
+    const documents = (await withinDeadline(() =>
+      this.plants.find(filter, { projection: { pending: 1 } }).toArray(),
+    )) as Stored[];
+    return documents.reduce((sum, document) => sum + Object.keys(document.pending ?? {}).length, 0);
+  }
+
+  async close(): Promise<void> {}
+}
+
+function toDelivery(document: Stored, key: string, entry: PendingEntry): PendingDelivery {
+  return {
+    key: `${document._id.toHexString()} ${key}`,
+    tenant: document.tenant,
+    subscriptionId: entry.sub,
+    eventId: entry.event,
+    type: entry.type,
+    body: entry.body,
+    attempts: entry.attempts,
+    createdAt: entry.at,
+  };
+}
+
+function split(key: string): [ObjectId, string] {
+  const space = key.indexOf(' ');
+  return [new ObjectId(key.slice(0, space)), key.slice(space + 1)];
+}

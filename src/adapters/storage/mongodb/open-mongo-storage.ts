@@ -1,0 +1,228 @@
+import {
+  MongoServerError,
+  type Collection,
+  type Db,
+  type MongoClient,
+  type ServerHeartbeatFailedEvent,
+  type TopologyDescriptionChangedEvent,
+} from 'mongodb';
+import type { Logger } from '../../../ports/logger.js';
+import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../../domain/plant-quota.js';
+import type { Storage } from '../../../ports/storage.js';
+import { ConfigError, type StorageConfigOf } from '../../config/index.js';
+import type { OutageReporters } from '../outage-reporter.js';
+import type { StorageDeps } from '../registry.js';
+import { networkReason, StorageNotReady, waitForStorage } from '../startup.js';
+import { StorageOpenError } from '../storage-open-error.js';
+import { createMongoClient, databaseName, startupOptions } from './mongo-client.js';
+import { isOutage } from './mongo-errors.js';
+import {
+  COLLECTION,
+  INDEX_NAME,
+  MongoPlantStore,
+  PROBE_COLLECTION,
+  type PlantDocument,
+  type ProbeDocument,
+} from './mongo-plant-store.js';
+import { COUNT_COLLECTION, PlantCounts, type CountDocument } from './plant-counts.js';
+import { MongoTokenStore, TOKEN_COLLECTION, type TokenDocument } from './mongo-token-store.js';
+import { DUE_INDEX, MongoWebhookOutbox } from './mongo-webhook-outbox.js';
+import { MongoWebhookStore, WEBHOOK_COLLECTION } from './mongo-webhook-store.js';
+
+/**
+ * Prepares the database (collections and indexes) on a start-up client with deadlines of its own,
+ * retrying what may heal (refused, timed out, an index build in progress) up to the start-up bound;
+ * then connects the client the stores use, with the requests' bounded waits. Rejects with a
+ * StorageOpenError naming MONGODB_URL's hosts: at once when the URL, the credentials or an index
+ * cannot work (a store without its unique index could accept duplicates), else after the bound.
+ */
+export async function openMongoStorage(
+  config: Omit<StorageConfigOf<'mongodb'>, 'kind'>,
+  deps: StorageDeps = {},
+  webhookCacheMs = 1000,
+): Promise<Storage> {
+  const timeoutMs = deps.startupTimeoutMs ?? DEFAULT_STARTUP_MS;
+  const client = createMongoClient(config.url);
+  // The start-up work's own client: its deadlines are the start-up bound's, not the requests'.
+  const startup = createMongoClient(config.url, startupOptions(timeoutMs));
+  const stop = (): void => void startup.close().catch(() => {});
+  deps.signal?.addEventListener('abort', stop, { once: true });
+  const where = `MongoDB at ${client.options.hosts.map(String).join(',')}`;
+  const name = databaseName(config.url);
+  let prepared = false;
+  try {
+    await waitForStorage(
+      async ({ waiting }) => {
+        // The driver retries connecting within server selection; say why it waits meanwhile.
+        const onFailed = ({ failure }: ServerHeartbeatFailedEvent): void =>
+          waiting(networkReason(failure.message) ?? 'unreachable');
+        startup.on('serverHeartbeatFailed', onFailed);
+        try {
+          if (!prepared) await prepare(startup, name, deps.logger);
+          prepared = true;
+          // The stores' client, connected before the service says it is ready.
+          await client.connect();
+          await client.db(name).command({ ping: 1 });
+        } catch (error) {
+          throw classify(error, where);
+        } finally {
+          startup.off('serverHeartbeatFailed', onFailed);
+        }
+      },
+      { where, variable: 'MONGODB_URL', timeoutMs, logger: deps.logger, signal: deps.signal },
+    );
+  } catch (error) {
+    await client.close().catch(() => {});
+    throw error;
+  } finally {
+    deps.signal?.removeEventListener('abort', stop);
+    await startup.close().catch(() => {});
+  }
+  if (deps.outages) watchTopology(client, where, deps.outages);
+  const database = client.db(name);
+  const plants = database.collection<PlantDocument>(COLLECTION);
+  const subscriptions = new MongoWebhookStore(
+    undefined,
+    database.collection<{ _id: string }>(WEBHOOK_COLLECTION),
+    webhookCacheMs,
+  );
+  return {
+    // The plant store writes new plants' deliveries into their own documents.
+    plants: new MongoPlantStore(
+      client,
+      plants,
+      await plantCounts(client, database, config),
+      database.collection<ProbeDocument>(PROBE_COLLECTION),
+      MongoWebhookOutbox.entries(subscriptions),
+    ),
+    tokens: new MongoTokenStore(database.collection<TokenDocument>(TOKEN_COLLECTION)),
+    webhooks: subscriptions,
+    outbox: new MongoWebhookOutbox(plants),
+    close: () => client.close(),
+  };
+}
+
+/**
+ * Reports losing and regaining every server of MONGODB_URL (both stores live there) as the driver's
+ * monitoring sees them, between requests too; the stores' calls report what the monitor misses
+ * (composition: observed stores).
+ */
+function watchTopology(client: MongoClient, where: string, outages: OutageReporters): void {
+  client.on('topologyDescriptionChanged', ({ newDescription }: TopologyDescriptionChangedEvent) => {
+    if (newDescription.hasKnownServers) {
+      outages.plants.recovered(where);
+      outages.tokens.recovered(where);
+      return;
+    }
+    const error = [...newDescription.servers.values()].find((server) => server.error)?.error;
+    const reason = networkReason(error?.message ?? '') ?? 'unreachable';
+    outages.plants.failed(reason, where);
+    outages.tokens.failed(reason, where);
+  });
+}
+
+const DEFAULT_STARTUP_MS = 30_000;
+// An index that takes longer than this once connected is being built, or another build of it is
+// waited for: the log says so.
+const INDEX_NOTICE_MS = 2000;
+
+/** One attempt at the start-up work: connect, then the collections and their indexes. */
+async function prepare(client: MongoClient, name: string, logger?: Logger): Promise<void> {
+  // Connected first, so that the index notice below means the index, not the connection.
+  await client.connect();
+  const database = client.db(name);
+  const notice = setTimeout(() => {
+    logger?.info(
+      { collection: COLLECTION, index: INDEX_NAME },
+      'an index build is in progress; start-up waits for it (up to PLANT_STORE_STARTUP_TIMEOUT)',
+    );
+  }, INDEX_NOTICE_MS);
+  try {
+    await ensurePlantIndex(database.collection<PlantDocument>(COLLECTION));
+    await database
+      .collection<TokenDocument>(TOKEN_COLLECTION)
+      .createIndex({ tenant: 1, createdAt: 1 }, { name: 'tenant_1_createdAt_1' });
+    // The outbox polls plants by `due`; subscriptions are listed by tenant.
+    await database.collection(COLLECTION).createIndex({ due: 1 }, { name: DUE_INDEX });
+    await database.collection(WEBHOOK_COLLECTION).createIndex({ tenant: 1 }, { name: 'tenant_1' });
+  } finally {
+    clearTimeout(notice);
+  }
+}
+
+/** The quota's counts (docs/storage-mongodb.md), or none when the quota is off or cannot hold. */
+async function plantCounts(
+  client: MongoClient,
+  database: Db,
+  config: { maxPlantsPerTenant?: number },
+): Promise<{ quota: PlantCounts; max: number } | undefined> {
+  const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
+  if (max === 0) return undefined;
+  // FerretDB names itself in buildInfo. Its v1 applies updates without atomicity, so a count
+  // there would not hold the quota, and its contended write per create slows every create.
+  const info = await client
+    .db('admin')
+    .command({ buildInfo: 1 })
+    .catch(() => ({}));
+  if ((info as { ferretdbVersion?: unknown }).ferretdbVersion !== undefined) return undefined;
+  const counts = database.collection<CountDocument>(COUNT_COLLECTION);
+  return { quota: new PlantCounts(counts, max), max };
+}
+
+const NON_UNIQUE = new Error(
+  `has a non-unique index on (tenant, id) in collection ${COLLECTION}; drop it so that ${INDEX_NAME} can be built unique`,
+);
+
+async function ensurePlantIndex(plants: Collection<PlantDocument>): Promise<void> {
+  // Idempotent: creating an index that exists with the same keys and options is a no-op.
+  await plants.createIndex({ tenant: 1, id: 1 }, { unique: true, name: INDEX_NAME });
+  // FerretDB v1 answers ok to createIndex when a non-unique index of that name exists; MongoDB
+  // refuses (code 85/86). Checking the result keeps both from accepting duplicates.
+  const indexes = await plants.listIndexes().toArray();
+  if (!indexes.some(isUniqueTenantIdIndex)) throw NON_UNIQUE;
+}
+
+function isUniqueTenantIdIndex(index: {
+  key?: Record<string, unknown>;
+  unique?: unknown;
+}): boolean {
+  const fields = Object.entries(index.key ?? {});
+  return (
+    index.unique === true &&
+    fields.length === 2 &&
+    fields[0]?.[0] === 'tenant' &&
+    Number(fields[0][1]) === 1 &&
+    fields[1]?.[0] === 'id' &&
+    Number(fields[1][1]) === 1
+  );
+}
+
+// Server codes of a start-up that may succeed later: an index build of the same index runs.
+const INDEX_BUILD_CODES = new Set([
+  276, // IndexBuildAborted
+  285, // IndexBuildAlreadyInProgress
+]);
+const AUTHENTICATION_FAILED = 18;
+
+/** A failed attempt: StorageNotReady when waiting may help, else a final StorageOpenError. */
+function classify(error: unknown, where: string): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ConfigError) return error;
+  const code = error instanceof MongoServerError ? error.code : undefined;
+  if (code === AUTHENTICATION_FAILED || /Authentication failed/i.test(message)) {
+    return new StorageOpenError(where, 'MONGODB_URL', 'refused authentication', { cause: error });
+  }
+  if (error === NON_UNIQUE || code === 85 || code === 86) {
+    return new StorageOpenError(where, 'MONGODB_URL', NON_UNIQUE.message, { cause: error });
+  }
+  if (typeof code === 'number' && INDEX_BUILD_CODES.has(code)) {
+    return new StorageNotReady('an index build is in progress', {
+      cause: error,
+    });
+  }
+  if (isOutage(error)) {
+    const reason = networkReason(message) ?? 'unreachable';
+    return new StorageNotReady(reason, { cause: error });
+  }
+  return new StorageOpenError(where, 'MONGODB_URL', `cannot be used: ${message}`, { cause: error });
+}

@@ -1,0 +1,64 @@
+import type { Logger } from '../../ports/logger.js';
+
+/** The stores whose outages are reported, as /readyz and the metrics name them. */
+export type StorePart = 'plants' | 'tokens';
+
+/** Told of each outage's start and end, e.g. to count them. */
+export type OutageListener = (store: StorePart, event: 'outage' | 'recovery') => void;
+
+const LABEL: Record<StorePart, string> = { plants: 'plant store', tokens: 'token store' };
+
+/**
+ * Whether one store can serve, as its adapter and its callers see it: the first failure logs a
+ * `warn` and the first success after it an `info`, once each however many calls fail or succeed
+ * in between, so that every technology (a lost Redis connection, a MongoDB that stopped answering,
+ * a corrupt token file) reports the same two lines.
+ */
+export class OutageReporter {
+  private since: number | undefined;
+
+  constructor(
+    readonly store: StorePart,
+    private readonly logger?: Logger,
+    private readonly listener?: OutageListener,
+  ) {}
+
+  /** Whether an outage is under way (a failure seen, no success since). */
+  get failing(): boolean {
+    return this.since !== undefined;
+  }
+
+  /** A call failed because the store cannot serve; `reason` names no secret. */
+  failed(reason: string, where?: string): void {
+    if (this.since !== undefined) return;
+    this.since = Date.now();
+    this.logger?.warn(
+      { store: this.store, ...(where && { storage: where }), reason },
+      `the ${LABEL[this.store]} cannot serve: ${reason}`,
+    );
+    this.listener?.(this.store, 'outage');
+  }
+
+  /** A call succeeded: ends an outage under way. */
+  recovered(where?: string): void {
+    if (this.since === undefined) return;
+    const seconds = (Date.now() - this.since) / 1000;
+    this.since = undefined;
+    this.logger?.info(
+      { store: this.store, ...(where && { storage: where }), outageSeconds: seconds },
+      `the ${LABEL[this.store]} serves again`,
+    );
+    this.listener?.(this.store, 'recovery');
+  }
+}
+
+/** A reporter for each store, as the storage adapters receive them. */
+export interface OutageReporters {
+  readonly plants: OutageReporter;
+  readonly tokens: OutageReporter;
+}
+
+export const outageReporters = (logger?: Logger, listener?: OutageListener): OutageReporters => ({
+  plants: new OutageReporter('plants', logger, listener),
+  tokens: new OutageReporter('tokens', logger, listener),
+});

@@ -1,0 +1,108 @@
+import type { Storage } from '../../../ports/storage.js';
+import type { StorageConfigOf } from '../../config/index.js';
+import { withinDeadline } from '../deadline.js';
+import type { OutageReporters } from '../outage-reporter.js';
+import type { StorageDeps } from '../registry.js';
+import { networkReason, remaining, StorageNotReady, waitForStorage } from '../startup.js';
+import { StorageOpenError } from '../storage-open-error.js';
+import {
+  createRedisClient,
+  isUnavailableError,
+  untilReady,
+  type RedisClient,
+} from './redis-client.js';
+import { DEFAULT_REDIS_PREFIX, RedisPlantStore } from './redis-plant-store.js';
+import { RedisTokenStore } from './redis-token-store.js';
+import { RedisWebhookOutbox } from './redis-webhook-outbox.js';
+import { RedisWebhookStore } from './redis-webhook-store.js';
+import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
+
+/**
+ * Connects one client (standalone or cluster) for plants and tokens alike, waiting for a Redis that
+ * is not up yet up to the start-up bound (ioredis reconnects by itself meanwhile). Rejects with a
+ * StorageOpenError naming the nodes (never the password): at once when Redis refuses the
+ * credentials, else when it is not ready within the bound.
+ */
+export async function openRedisStorage(
+  config: Omit<StorageConfigOf<'redis'>, 'kind'>,
+  deps: StorageDeps = {},
+): Promise<Storage> {
+  const target = parseRedisUrl(config.url);
+  const prefix = config.prefix ?? DEFAULT_REDIS_PREFIX;
+  const nodes = describeRedisTarget(target);
+  const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${nodes}`;
+  const client = createRedisClient(target);
+  if (deps.outages) watchConnection(client, where, deps.outages);
+  try {
+    await waitForStorage(
+      ({ deadline }) =>
+        untilReady(client, Math.min(ATTEMPT_MS, remaining(deadline))).catch((error: unknown) => {
+          throw classify(error as Error, where);
+        }),
+      {
+        where,
+        variable: 'REDIS_URL',
+        timeoutMs: deps.startupTimeoutMs ?? DEFAULT_STARTUP_MS,
+        logger: deps.logger,
+        signal: deps.signal,
+      },
+    );
+    return {
+      plants: new RedisPlantStore(client, prefix, config.maxPlantsPerTenant),
+      tokens: new RedisTokenStore(client, prefix),
+      webhooks: new RedisWebhookStore(client, prefix),
+      outbox: new RedisWebhookOutbox(client, prefix),
+      close: () => quit(client),
+    };
+  } catch (error) {
+    client.disconnect();
+    throw error;
+  }
+}
+
+const DEFAULT_STARTUP_MS = 30_000;
+// How long one wait for "ready" lasts before its reason is logged (once) and it waits again.
+const ATTEMPT_MS = 1000;
+
+/** Waiting helps when Redis is unreachable or loading; a refused password or an unknown reply is final. */
+function classify(error: Error, where: string): Error {
+  if (isUnavailableError(error) || error.message === 'no answer') {
+    const reason = /^LOADING/.test(error.message)
+      ? 'loading its data'
+      : (networkReason(error.message) ?? 'no answer');
+    return new StorageNotReady(reason, { cause: error });
+  }
+  const problem = /WRONGPASS|NOAUTH|invalid password|invalid username/i.test(error.message)
+    ? 'refused authentication'
+    : `cannot be used: ${error.message}`;
+  return new StorageOpenError(where, 'REDIS_URL', problem, { cause: error });
+}
+
+/** QUIT, or drops the connection when Redis does not answer. */
+async function quit(client: RedisClient): Promise<void> {
+  try {
+    await withinDeadline(client.quit(), isUnavailableError);
+  } catch {
+    // Redis is gone already; drop the socket and stop reconnecting.
+    client.disconnect();
+  }
+}
+
+/**
+ * Reports losing and regaining Redis (both stores live there) the moment the connection does,
+ * instead of ioredis's unhandled error events. Errors before the first connection are left to
+ * the opener, whose rejection says it in one line.
+ */
+function watchConnection(client: RedisClient, where: string, outages: OutageReporters): void {
+  let up = false;
+  client.on('error', (error: Error) => {
+    if (!up) return;
+    outages.plants.failed(error.message, where);
+    outages.tokens.failed(error.message, where);
+  });
+  client.on('ready', () => {
+    up = true;
+    outages.plants.recovered(where);
+    outages.tokens.recovered(where);
+  });
+}

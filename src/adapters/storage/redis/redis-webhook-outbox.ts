@@ -1,0 +1,202 @@
+import type { Result } from 'ioredis';
+import { isWebhookEventType } from '../../../domain/webhook.js';
+import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
+import { withinDeadline } from '../deadline.js';
+import { isUnavailableError, type RedisClient } from './redis-client.js';
+import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
+import { webhookKeys, webhookTenantsKey } from './redis-webhook-keys.js';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    /** KEYS: outbox, deliveries; ARGV: now, lease end, max. Flat [key, JSON, ...] of what it claimed. */
+    outboxClaim(
+      outbox: string,
+      deliveries: string,
+      now: string,
+      until: string,
+      max: string,
+    ): Result<string[], Context>;
+    /** KEYS: outbox, deliveries; ARGV: key, due, JSON. 0 when the delivery is gone. */
+    outboxRetry(
+      outbox: string,
+      deliveries: string,
+      key: string,
+      due: string,
+      json: string,
+    ): Result<number, Context>;
+    /** KEYS: outbox, deliveries; ARGV: the keys of the deliveries to forget. */
+    outboxComplete(outbox: string, deliveries: string, ...keys: string[]): Result<number, Context>;
+  }
+}
+
+// A claim moves each due delivery's time to the lease's end: other instances skip it until then.
+const CLAIM_LUA = `
+local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+for _, key in ipairs(due) do
+  redis.call('ZADD', KEYS[1], 'XX', ARGV[2], key)
+  out[#out + 1] = key
+  out[#out + 1] = redis.call('HGET', KEYS[2], key) or ''
+end
+return out`;
+const RETRY_LUA = `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZADD', KEYS[1], 'XX', ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[3])
+return 1`;
+const COMPLETE_LUA = `
+redis.call('HDEL', KEYS[2], unpack(ARGV))
+return redis.call('ZREM', KEYS[1], unpack(ARGV))`;
+
+// Completions of one tenant that come within one turn of the event loop go in one call.
+const COMPLETE_BATCH = 256;
+
+type Stored = {
+  sub: string;
+  event: string;
+  type: string;
+  body: string;
+  at: string;
+  attempts: number;
+};
+
+/**
+ * The deliveries the insert script recorded: per tenant, a sorted set by due time and a hash of
+ * bodies, in the tenant's slot. Every instance polls each tenant that ever had a subscription.
+ */
+export class RedisWebhookOutbox implements WebhookOutbox {
+  private readonly completing = new Map<
+    string,
+    { keys: string[]; settle: ((error?: unknown) => void)[] }
+  >();
+  private flushing: NodeJS.Immediate | undefined;
+
+  constructor(
+    private readonly client: RedisClient,
+    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+  ) {
+    client.defineCommand('outboxClaim', { lua: CLAIM_LUA, numberOfKeys: 2 });
+    client.defineCommand('outboxRetry', { lua: RETRY_LUA, numberOfKeys: 2 });
+    client.defineCommand('outboxComplete', { lua: COMPLETE_LUA, numberOfKeys: 2 });
+  }
+
+  private async tenants(): Promise<string[]> {
+    return this.bounded(this.client.smembers(webhookTenantsKey(this.prefix)));
+  }
+
+  async claim(
+    now: Date,
+    max: number,
+    leaseMs: number,
+    roomFor: (tenant: string) => number = () => Infinity,
+  ): Promise<PendingDelivery[]> {
+    const claimed: PendingDelivery[] = [];
+    for (const tenant of await this.tenants()) {
+      if (claimed.length >= max) break;
+      const room = Math.min(max - claimed.length, roomFor(tenant));
+      if (room <= 0) continue;
+      const keys = webhookKeys(this.prefix, tenant);
+      const flat = await this.bounded(
+        this.client.outboxClaim(
+          keys.outbox,
+          keys.deliveries,
+          String(now.getTime()),
+          String(now.getTime() + leaseMs),
+          String(room),
+        ),
+      );
+      for (let i = 0; i < flat.length; i += 2) {
+        const delivery = this.decode(tenant, flat[i]!, flat[i + 1]!);
+        if (delivery !== undefined) claimed.push(delivery);
+        else await this.bounded(this.client.outboxComplete(keys.outbox, keys.deliveries, flat[i]!));
+      }
+    }
+    return claimed;
+  }
+
+  private decode(tenant: string, key: string, json: string): PendingDelivery | undefined {
+    if (json === '') return undefined;
+    const stored = JSON.parse(json) as Stored;
+    if (!isWebhookEventType(stored.type)) return undefined;
+    return {
+      key,
+      tenant,
+      subscriptionId: stored.sub,
+      eventId: stored.event,
+      type: stored.type,
+      body: stored.body,
+      attempts: Number(stored.attempts),
+      createdAt: new Date(Number(stored.at)),
+    };
+  }
+
+  /** Forgets the delivery; the completions of a tenant within one turn share one round trip. */
+  complete(delivery: PendingDelivery): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let batch = this.completing.get(delivery.tenant);
+      if (batch === undefined) {
+        batch = { keys: [], settle: [] };
+        this.completing.set(delivery.tenant, batch);
+      }
+      batch.keys.push(delivery.key);
+      batch.settle.push((error) => (error === undefined ? resolve() : reject(error)));
+      if (batch.keys.length >= COMPLETE_BATCH) this.completeNow(delivery.tenant);
+      else this.flushing ??= setImmediate(() => this.completeAll());
+    });
+  }
+
+  private completeAll(): void {
+    this.flushing = undefined;
+    for (const tenant of [...this.completing.keys()]) this.completeNow(tenant);
+  }
+
+  private completeNow(tenant: string): void {
+    const batch = this.completing.get(tenant);
+    if (batch === undefined) return;
+    this.completing.delete(tenant);
+    const keys = webhookKeys(this.prefix, tenant);
+    this.bounded(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch.keys)).then(
+      () => batch.settle.forEach((settle) => settle()),
+      (error: unknown) => batch.settle.forEach((settle) => settle(error ?? new Error('failed'))),
+    );
+  }
+
+  async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
+    const keys = webhookKeys(this.prefix, delivery.tenant);
+    const json = JSON.stringify({
+      sub: delivery.subscriptionId,
+      event: delivery.eventId,
+      type: delivery.type,
+      body: delivery.body,
+      at: String(delivery.createdAt.getTime()),
+      attempts,
+    } satisfies Stored);
+    await this.bounded(
+      this.client.outboxRetry(
+        keys.outbox,
+        keys.deliveries,
+        delivery.key,
+        String(due.getTime()),
+        json,
+      ),
+    );
+  }
+
+  async size(tenant?: string): Promise<number> {
+    const counts = await Promise.all(
+      (tenant === undefined ? await this.tenants() : [tenant]).map((tenant) =>
+        this.bounded(this.client.zcard(webhookKeys(this.prefix, tenant).outbox)),
+      ),
+    );
+    return counts.reduce((sum, count) => sum + count, 0);
+  }
+
+  async close(): Promise<void> {
+    clearImmediate(this.flushing);
+    this.completeAll();
+  }
+
+  private bounded<T>(command: Promise<T>): Promise<T> {
+    return withinDeadline(command, isUnavailableError);
+  }
+}

@@ -1,0 +1,57 @@
+import type { Logger } from '../../ports/logger.js';
+import type { Storage } from '../../ports/storage.js';
+import type { Config, StorageConfigOf, StorageKind } from '../config/index.js';
+import { outageReporters, type OutageReporters } from './outage-reporter.js';
+import { openMemoryStorage } from './memory/open-memory-storage.js';
+import { defaultWebhookConfig } from '../webhooks/webhook-config.js';
+
+/** What a technology may use besides its configuration. */
+export interface StorageDeps {
+  logger?: Logger;
+  /** How long opening may wait for a server that is not up yet (the configuration's bound). */
+  startupTimeoutMs?: number;
+  /** Aborting it stops a start-up that still waits (the service is stopping). */
+  signal?: AbortSignal;
+  /** Where the technology reports losing and regaining its server (absent: reporters that log). */
+  outages?: OutageReporters;
+}
+
+/** The configuration with the storage narrowed to one technology. */
+type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageConfigOf<K> };
+
+/** Opens one technology: both stores over one connection; rejects with a StorageOpenError when it cannot. */
+type Opener<K extends StorageKind> = (config: ConfigOf<K>, deps: StorageDeps) => Promise<Storage>;
+
+// Every kind of StorageConfig needs an entry here, or this does not compile. Server adapters are
+// loaded only when chosen, so that the memory storage never loads a database driver.
+const OPENERS: { [K in StorageKind]: Opener<K> } = {
+  memory: (config, deps) =>
+    openMemoryStorage({ ...config, webhooks: config.webhooks ?? defaultWebhookConfig() }, deps),
+  redis: async (config, deps) => {
+    const { openRedisStorage } = await import('./redis/open-redis-storage.js');
+    return openRedisStorage(config.storage, deps);
+  },
+  mongodb: async (config, deps) => {
+    const { openMongoStorage } = await import('./mongodb/open-mongo-storage.js');
+    return openMongoStorage(
+      config.storage,
+      deps,
+      (config.webhooks ?? defaultWebhookConfig()).cacheMs,
+    );
+  },
+};
+
+/** Opens the configured storage: its plant store and token store over one connection. */
+export function openStorage(config: Config, deps: StorageDeps = {}): Promise<Storage> {
+  const { kind } = config.storage;
+  // Unreachable for typed callers; a plain-JS embedder may still pass anything.
+  if (!Object.hasOwn(OPENERS, kind)) {
+    return Promise.reject(new Error(`storage ${String(kind)} is not available in this build`));
+  }
+  const bounded = {
+    startupTimeoutMs: config.startupTimeoutSeconds * 1000,
+    ...deps,
+    outages: deps.outages ?? outageReporters(deps.logger),
+  };
+  return (OPENERS[kind] as Opener<StorageKind>)(config as ConfigOf<StorageKind>, bounded);
+}

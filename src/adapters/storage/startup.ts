@@ -1,0 +1,86 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from '../../ports/logger.js';
+import { StorageOpenError } from './storage-open-error.js';
+
+/**
+ * A store that is not open yet but may be soon (refused, timed out, host not found yet, an index
+ * build in progress): waitForStorage tries again. Any other error from an attempt is final.
+ */
+export class StorageNotReady extends Error {
+  override name = 'StorageNotReady';
+
+  /** `reason`: a few words, the same for the same cause; each distinct reason is logged once. */
+  constructor(
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(reason, options);
+  }
+}
+
+export interface WaitOptions {
+  /** Where the store is, as StorageOpenError says it (never credentials), and its variable. */
+  where: string;
+  variable: string;
+  /** The start-up bound (PLANT_STORE_STARTUP_TIMEOUT): after it, the last reason is final. */
+  timeoutMs: number;
+  logger?: Logger | undefined;
+  /** Aborted when the service stops while it waits. */
+  signal?: AbortSignal | undefined;
+}
+
+/** What an attempt gets: the bound (epoch ms), and how to tell a reason it is waiting while it waits. */
+export interface Attempt {
+  deadline: number;
+  waiting(reason: string): void;
+}
+
+const FIRST_DELAY_MS = 100;
+const MAX_DELAY_MS = 2000;
+
+/**
+ * Runs `attempt` until it resolves, retrying with backoff while it rejects with StorageNotReady,
+ * up to the bound; logs each distinct wait reason once. Rejects at once with any other error, and
+ * after the bound with a StorageOpenError that says how long it waited and the last reason.
+ */
+export async function waitForStorage<T>(
+  attempt: (progress: Attempt) => Promise<T>,
+  { where, variable, timeoutMs, logger, signal }: WaitOptions,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  const logged = new Set<string>();
+  const waiting = (reason: string): void => {
+    if (logged.has(reason)) return;
+    logged.add(reason);
+    const waitsUpToSeconds = Math.ceil(remaining(deadline) / 1000);
+    logger?.warn({ storage: where, reason, waitsUpToSeconds }, `waiting for ${where}: ${reason}`);
+  };
+  for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+    signal?.throwIfAborted();
+    try {
+      return await attempt({ deadline, waiting });
+    } catch (error) {
+      if (!(error instanceof StorageNotReady)) throw error;
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const problem = `is not ready after ${timeoutMs / 1000} s (${error.reason})`;
+        throw new StorageOpenError(where, variable, problem, { cause: error.cause });
+      }
+      waiting(error.reason);
+      await sleep(Math.min(delay, left), undefined, signal && { signal });
+    }
+  }
+}
+
+/** What is left of the bound, at least 1 ms (a driver takes 0 as "no limit"). */
+export const remaining = (deadline: number): number => Math.max(1, deadline - Date.now());
+
+/** A short reason for a network error's text: the same words for the same cause. */
+export function networkReason(message: string): string | undefined {
+  if (/ECONNREFUSED/.test(message)) return 'connection refused';
+  if (/ENOTFOUND|EAI_AGAIN/.test(message)) return 'host not found';
+  if (/EHOSTUNREACH|ENETUNREACH/.test(message)) return 'host unreachable';
+  if (/ECONNRESET|EPIPE|closed/i.test(message)) return 'connection closed';
+  if (/timed? ?out|ETIMEDOUT/i.test(message)) return 'timed out';
+  return undefined;
+}

@@ -1,0 +1,75 @@
+import {
+  isWebhookEventType,
+  type DeliveryHealth,
+  type WebhookSubscription,
+} from '../../domain/webhook.js';
+
+/** A subscription as JSON (dates as ISO text): how the file, Redis and MongoDB keep it. */
+export type SubscriptionRecord = Record<string, unknown>;
+
+const iso = (date: Date | undefined): string | undefined => date?.toISOString();
+
+export function toRecord(subscription: WebhookSubscription): SubscriptionRecord {
+  const { health } = subscription;
+  return {
+    id: subscription.id,
+    tenant: subscription.tenant,
+    url: subscription.url,
+    secret: subscription.secret,
+    events: [...subscription.events],
+    enabled: subscription.enabled,
+    createdAt: iso(subscription.createdAt),
+    disabledAt: iso(subscription.disabledAt),
+    health: {
+      failures: health.failures,
+      failingSince: iso(health.failingSince),
+      lastError: health.lastError,
+      lastAttemptAt: iso(health.lastAttemptAt),
+      lastSuccessAt: iso(health.lastSuccessAt),
+    },
+  };
+}
+
+function date(value: unknown): Date | undefined {
+  if (value === undefined || value === null) return undefined;
+  const parsed = new Date(String(value));
+  if (Number.isNaN(parsed.getTime())) throw new Error('a webhook subscription holds a bad date');
+  return parsed;
+}
+
+function text(value: unknown, what: string): string {
+  if (typeof value !== 'string') throw new Error(`a webhook subscription lacks its ${what}`);
+  return value;
+}
+
+/** The inverse of toRecord; throws on a record this code did not write. */
+export function fromRecord(record: SubscriptionRecord): WebhookSubscription {
+  const raw = (record.health ?? {}) as Record<string, unknown>;
+  const optional = (entries: [string, unknown][]) =>
+    Object.fromEntries(entries.filter(([, value]) => value !== undefined));
+  const health = {
+    failures: typeof raw.failures === 'number' ? raw.failures : 0,
+    ...optional([
+      ['failingSince', date(raw.failingSince)],
+      ['lastError', typeof raw.lastError === 'string' ? raw.lastError : undefined],
+      ['lastAttemptAt', date(raw.lastAttemptAt)],
+      ['lastSuccessAt', date(raw.lastSuccessAt)],
+    ]),
+  } as DeliveryHealth;
+  const events = Array.isArray(record.events) ? record.events.filter(isWebhookEventType) : [];
+  const disabledAt = date(record.disabledAt);
+  return {
+    id: text(record.id, 'id'),
+    tenant: text(record.tenant, 'tenant'),
+    url: text(record.url, 'url'),
+    secret: text(record.secret, 'secret'),
+    events,
+    enabled: record.enabled === true,
+    createdAt: date(record.createdAt) ?? new Date(0),
+    ...(disabledAt && { disabledAt }),
+    health,
+  };
+}
+
+export const byCreation = (a: WebhookSubscription, b: WebhookSubscription): number =>
+  a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);

@@ -1,0 +1,80 @@
+import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { isPlantError } from '../../domain/errors.js';
+import type { OutageReporter } from '../storage/outage-reporter.js';
+import type { ServiceMetrics } from './service-metrics.js';
+
+/** What watches a store's calls; only `outages` is always there. */
+export interface StoreObservers {
+  /** The technology: the `adapter` label and the span's `db.system` (memory, redis, mongodb). */
+  readonly adapter: string;
+  readonly outages: OutageReporter;
+  readonly metrics?: ServiceMetrics | undefined;
+  readonly tracer?: Tracer | undefined;
+}
+
+type Call = (a?: unknown, b?: unknown, c?: unknown) => Promise<unknown>;
+
+/** Why a call failed, for the outage line: the adapter's cause (it names hosts, never secrets). */
+function reasonOf(error: Error): string {
+  return error.cause instanceof Error ? error.cause.message : error.message;
+}
+
+/**
+ * The store with each of `operations` timed (latency and errors by operation and adapter), traced
+ * (a client span per call with the database semantic conventions, when a tracer is given) and
+ * reported to the store's OutageReporter: the one place where every adapter's calls are watched.
+ * No port method takes more than three arguments, so none is gathered into an array; the method
+ * is looked up at each call, since a store still opening (opening-storage.ts) changes it once open.
+ */
+export function observedStore<T extends object>(
+  store: T,
+  operations: readonly (keyof T & string)[],
+  { adapter, outages, metrics, tracer }: StoreObservers,
+): T {
+  const observed: Record<string, Call> = {};
+  for (const operation of operations) {
+    const duration = metrics?.storeDuration.labels(outages.store, operation, adapter);
+    const errors = metrics?.storeErrors.labels(outages.store, operation, adapter);
+    const succeeded = (started: number, span: Span | undefined, value: unknown): unknown => {
+      duration?.observe((performance.now() - started) / 1000);
+      outages.recovered();
+      span?.end();
+      return value;
+    };
+    const failed = (started: number, span: Span | undefined, error: unknown): never => {
+      duration?.observe((performance.now() - started) / 1000);
+      errors?.inc();
+      if (isPlantError(error) && error.code === 'storage-unavailable') {
+        outages.failed(reasonOf(error));
+      }
+      if (span) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+      throw error;
+    };
+    const name = `${operation} ${outages.store}`;
+    const attributes = { 'db.system': adapter, 'db.operation.name': operation };
+    observed[operation] =
+      tracer === undefined
+        ? (a, b, c) => {
+            const started = performance.now();
+            return (store[operation] as Call).call(store, a, b, c).then(
+              (value) => succeeded(started, undefined, value),
+              (error: unknown) => failed(started, undefined, error),
+            );
+          }
+        : (a, b, c) => {
+            // A leaf: the active context's span (the use case) is its parent, and it need not
+            // become active itself, which spares a context switch per call.
+            const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+            const started = performance.now();
+            return (store[operation] as Call).call(store, a, b, c).then(
+              (value) => succeeded(started, span, value),
+              (error: unknown) => failed(started, span, error),
+            );
+          };
+  }
+  return observed as T;
+}

@@ -1,0 +1,55 @@
+import { ProxyTracerProvider, trace, type Tracer } from '@opentelemetry/api';
+import { ConfigError } from '../config/config-error.js';
+
+const TRACER_NAME = 'plant-store';
+
+/**
+ * The tracer of the provider registered in this process (by startTracing or by a host), or
+ * undefined when none is: then the service makes no span at all, not even a no-op one.
+ */
+export function activeTracer(): Tracer | undefined {
+  const provider = trace.getTracerProvider();
+  return provider instanceof ProxyTracerProvider
+    ? provider.getDelegateTracer(TRACER_NAME)
+    : provider.getTracer(TRACER_NAME);
+}
+
+/** Whether the standard OTEL_* variables ask for traces (OTLP is the only exporter offered). */
+export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
+  if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER;
+  if (exporter === 'none') return false;
+  if (exporter !== undefined && exporter !== '' && exporter !== 'otlp') {
+    throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
+  }
+  return Boolean(
+    exporter || env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+  );
+}
+
+/**
+ * Registers the OpenTelemetry SDK with an OTLP/HTTP exporter when the environment asks for traces
+ * (the exporter reads OTEL_EXPORTER_OTLP_* itself; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES
+ * name the resource). The SDK is imported only then, so that it costs nothing otherwise. Resolves
+ * the function that flushes and stops it, or undefined when tracing is off.
+ */
+export async function startTracing(
+  env: NodeJS.ProcessEnv,
+): Promise<(() => Promise<void>) | undefined> {
+  if (!tracingRequested(env)) return undefined;
+  const [sdk, otlp, resources] = await Promise.all([
+    import('@opentelemetry/sdk-trace-node'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+  ]);
+  const resource = resources
+    .resourceFromAttributes({ 'service.name': 'plant-store' })
+    .merge(resources.detectResources({ detectors: [resources.envDetector] }));
+  const provider = new sdk.NodeTracerProvider({
+    resource,
+    spanProcessors: [new sdk.BatchSpanProcessor(new otlp.OTLPTraceExporter())],
+  });
+  // Also installs the W3C traceparent propagator and the AsyncLocalStorage context manager.
+  provider.register();
+  return () => provider.shutdown();
+}

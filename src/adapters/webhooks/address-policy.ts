@@ -1,0 +1,76 @@
+import { BlockList, isIP } from 'node:net';
+
+// Everything that is not the public Internet: loopback, private, shared, link-local, multicast,
+// reserved, documentation and translation ranges (IANA special-purpose registries).
+const PRIVATE_V4 = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 3],
+] as const;
+const PRIVATE_V6 = [
+  ['::', 128],
+  ['::1', 128],
+  ['64:ff9b::', 96],
+  ['64:ff9b:1::', 48],
+  ['100::', 64],
+  ['2001::', 23],
+  ['2001:db8::', 32],
+  ['2002::', 16],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const;
+
+const blocked = new BlockList();
+for (const [network, prefix] of PRIVATE_V4) blocked.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of PRIVATE_V6) blocked.addSubnet(network, prefix, 'ipv6');
+
+const MAPPED_V4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i;
+
+/** Whether an IP address is anything but a public unicast address (IPv4-mapped IPv6 included). */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = MAPPED_V4.exec(address)?.[1];
+  if (mapped !== undefined) return isPrivateAddress(mapped);
+  const family = isIP(address);
+  if (family === 0) return true;
+  // Other IPv4-mapped forms (hex) are refused outright.
+  if (family === 6 && address.toLowerCase().startsWith('::ffff:')) return true;
+  return blocked.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Why a receiver URL may not be used, or undefined when it may: https only, no credentials in the
+ * URL, and (unless `allowPrivate`) no IP literal outside the public Internet. Host names are
+ * checked again when they resolve, address by address, at each connection.
+ */
+export function checkReceiverUrl(text: string, allowPrivate: boolean): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return 'the URL must be absolute, such as https://example.com/hooks';
+  }
+  if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
+    return 'the URL must use https (http needs PLANT_STORE_WEBHOOK_ALLOW_PRIVATE=true)';
+  }
+  if (url.username !== '' || url.password !== '') return 'the URL must not carry credentials';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) {
+    return 'the URL must not name a loopback host';
+  }
+  if (!allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+    return 'the URL must not name a loopback, private or reserved address';
+  }
+  return undefined;
+}

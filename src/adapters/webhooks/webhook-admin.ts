@@ -1,0 +1,88 @@
+import { checkTenant } from '../../domain/tenant.js';
+import {
+  isWebhookEventType,
+  WEBHOOK_EVENTS,
+  type WebhookEventType,
+  type WebhookSubscription,
+} from '../../domain/webhook.js';
+import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
+import { checkReceiverUrl } from './address-policy.js';
+import { newSubscriptionId, newWebhookSecret } from './webhook-ids.js';
+
+/** A request an operator may correct: its message says what is wrong. */
+export class WebhookRequestError extends Error {
+  override name = 'WebhookRequestError';
+}
+
+export const MAX_URL_LENGTH = 2048;
+
+/**
+ * Managing subscriptions, as `plant-store webhooks` and embedders do it: checks requests, makes
+ * ids and secrets, and resets a subscription's failures when it is enabled again.
+ */
+export class WebhookAdmin {
+  constructor(
+    private readonly store: WebhookSubscriptions,
+    private readonly options: { allowPrivate: boolean },
+  ) {}
+
+  /** Adds a subscription; the result holds its secret, which is shown once. */
+  async add(request: {
+    tenant: string;
+    url: string;
+    events?: readonly string[];
+  }): Promise<WebhookSubscription> {
+    const { tenant, url } = request;
+    if (tenant === '') throw new WebhookRequestError('a tenant is required (--tenant T)');
+    // The one tenant rule of every token: a subscription no token could reach is refused.
+    const badTenant = checkTenant(tenant);
+    if (badTenant !== undefined) throw new WebhookRequestError(`the tenant ${badTenant}`);
+    const refusal =
+      url.length > MAX_URL_LENGTH
+        ? 'the URL is too long'
+        : checkReceiverUrl(url, this.options.allowPrivate);
+    if (refusal !== undefined) throw new WebhookRequestError(refusal);
+    const events = [...new Set(request.events?.length ? request.events : ['plant.created'])];
+    const unknown = events.find((event) => !isWebhookEventType(event));
+    if (unknown !== undefined) {
+      throw new WebhookRequestError(
+        `unknown event "${unknown}"; use ${WEBHOOK_EVENTS.join(' or ')}`,
+      );
+    }
+    const subscription: WebhookSubscription = {
+      id: newSubscriptionId(),
+      tenant,
+      url: new URL(url).href,
+      secret: newWebhookSecret(),
+      events: events as WebhookEventType[],
+      enabled: true,
+      createdAt: new Date(),
+      health: { failures: 0 },
+    };
+    if (!(await this.store.add(subscription)))
+      throw new Error('a subscription id repeated; try again');
+    return subscription;
+  }
+
+  list(tenant?: string): Promise<WebhookSubscription[]> {
+    return this.store.list(tenant);
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.store.remove(id);
+  }
+
+  /** A new secret; deliveries are signed with it from the next attempt on. */
+  rotateSecret(id: string): Promise<WebhookSubscription | undefined> {
+    return this.store.update(id, { secret: newWebhookSecret() });
+  }
+
+  /** Enabled again, with its failures forgotten (so the disable period starts afresh). */
+  enable(id: string): Promise<WebhookSubscription | undefined> {
+    return this.store.update(id, { enabled: true, disabledAt: null, health: { failures: 0 } });
+  }
+
+  disable(id: string): Promise<WebhookSubscription | undefined> {
+    return this.store.update(id, { enabled: false, disabledAt: new Date() });
+  }
+}

@@ -1,0 +1,254 @@
+import { failedTooLong, retryDelay } from '../../domain/retry-schedule.js';
+import type { WebhookSubscription } from '../../domain/webhook.js';
+import type { Logger } from '../../ports/logger.js';
+import type { PendingDelivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
+import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
+import type { WebhookConfig } from './webhook-config.js';
+import type { SendOutcome } from './webhook-sender.js';
+
+export interface DispatcherDeps {
+  outbox: WebhookOutbox;
+  subscriptions: WebhookSubscriptions;
+  sender: {
+    send(url: string, secret: string, message: PendingDelivery, now: Date): Promise<SendOutcome>;
+    close(): void;
+  };
+  config: WebhookConfig;
+  logger: Logger;
+}
+
+// A success is written back at most this often per subscription, so that healthy receivers cost no writes.
+const SUCCESS_WRITE_MS = 60_000;
+
+/**
+ * Delivers what the outbox holds, in this process: polls for due deliveries (and looks at once
+ * when this process recorded one), claims them for a lease, sends each, and reschedules failures
+ * on the retry schedule. In flight at most `concurrency` deliveries, `tenantConcurrency` of one
+ * tenant; a claimed delivery over its tenant's bound is handed back, so a slow receiver holds
+ * neither memory nor sockets beyond its share.
+ */
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private subscribed: { at: number; tenants: Set<string> } = { at: 0, tenants: new Set() };
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perTenant = new Map<string, number>();
+  private readonly cache = new Map<string, { at: number; subscription?: WebhookSubscription }>();
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  start(): void {
+    this.stopped = false;
+    void this.refreshTenants();
+    this.schedule(0);
+  }
+
+  /** Looks for due deliveries now when the tenant has subscriptions (this process just wrote for it). */
+  nudge(tenant: string): void {
+    if (this.stopped) return;
+    if (Date.now() - this.subscribed.at > this.deps.config.cacheMs) void this.refreshTenants();
+    if (this.subscribed.tenants.has(tenant)) this.schedule(0);
+  }
+
+  private async refreshTenants(): Promise<void> {
+    this.subscribed.at = Date.now();
+    try {
+      const all = await this.deps.subscriptions.list();
+      this.subscribed = {
+        at: Date.now(),
+        tenants: new Set(all.filter((s) => s.enabled).map((s) => s.tenant)),
+      };
+    } catch {
+      // The poll delivers anyway; a nudge only shortens the wait.
+    }
+  }
+
+  /** Stops polling and waits for deliveries in flight (each bounded by its timeout). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.running || this.inFlight.size > 0) {
+      await Promise.race([...this.inFlight, new Promise((resolve) => setTimeout(resolve, 10))]);
+    }
+    this.deps.sender.close();
+  }
+
+  private schedule(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      void this.tick();
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    let full = false;
+    try {
+      do {
+        this.again = false;
+        full = await this.claimAndSend();
+      } while (this.again && !this.stopped);
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'webhook outbox unavailable; trying again');
+    } finally {
+      this.running = false;
+    }
+    // A full claim means more may be due: look again once a slot frees, otherwise after the poll.
+    if (!this.stopped) this.schedule(full ? 5 : this.deps.config.pollMs);
+  }
+
+  /** Resolves whether it claimed as many as it had room for. */
+  private async claimAndSend(): Promise<boolean> {
+    const { config, outbox } = this.deps;
+    const room = config.concurrency - this.inFlight.size;
+    if (room <= 0) return true;
+    const now = new Date();
+    const claimed = await outbox.claim(
+      now,
+      room,
+      config.leaseMs,
+      (tenant) => config.tenantConcurrency - (this.perTenant.get(tenant) ?? 0),
+    );
+    for (const delivery of claimed) {
+      const busy = this.perTenant.get(delivery.tenant) ?? 0;
+      if (busy >= config.tenantConcurrency) {
+        // Handed back untried: the tenant's receiver is still busy with earlier ones.
+        this.track(
+          outbox.retry(delivery, new Date(now.getTime() + config.pollMs), delivery.attempts),
+        );
+        continue;
+      }
+      this.perTenant.set(delivery.tenant, busy + 1);
+      this.track(
+        this.deliver(delivery).finally(() => {
+          const left = (this.perTenant.get(delivery.tenant) ?? 1) - 1;
+          if (left === 0) this.perTenant.delete(delivery.tenant);
+          else this.perTenant.set(delivery.tenant, left);
+        }),
+      );
+    }
+    return claimed.length >= room;
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work
+      .catch((error: unknown) =>
+        this.deps.logger.warn(
+          { err: error },
+          'webhook outbox update failed; the lease will expire',
+        ),
+      )
+      .finally(() => {
+        this.inFlight.delete(tracked);
+        if (!this.stopped) this.schedule(0);
+      });
+    this.inFlight.add(tracked);
+  }
+
+  private async subscription(id: string): Promise<WebhookSubscription | undefined> {
+    const cached = this.cache.get(id);
+    if (cached !== undefined && Date.now() - cached.at < this.deps.config.cacheMs) {
+      return cached.subscription;
+    }
+    const subscription = await this.deps.subscriptions.find(id);
+    this.remember(id, subscription);
+    return subscription;
+  }
+
+  private remember(id: string, subscription: WebhookSubscription | undefined): void {
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(id, { at: Date.now(), ...(subscription && { subscription }) });
+  }
+
+  private async deliver(delivery: PendingDelivery): Promise<void> {
+    const { outbox, sender, config, logger } = this.deps;
+    const subscription = await this.subscription(delivery.subscriptionId);
+    if (subscription === undefined || subscription.tenant !== delivery.tenant) {
+      // Removed: its deliveries go with it.
+      await outbox.complete(delivery);
+      return;
+    }
+    const now = new Date();
+    if (!subscription.enabled) {
+      // Held while disabled, looked at again now and then, sent once it is enabled again.
+      const park = Math.min(60_000, config.schedule.delaysMs.at(-1) ?? 60_000);
+      await outbox.retry(delivery, new Date(now.getTime() + park), delivery.attempts);
+      return;
+    }
+    const outcome = await sender.send(subscription.url, subscription.secret, delivery, now);
+    if (outcome.ok) {
+      await outbox.complete(delivery);
+      await this.recordSuccess(subscription, now);
+      return;
+    }
+    const attempts = delivery.attempts + 1;
+    await outbox.retry(
+      delivery,
+      new Date(now.getTime() + retryDelay(config.schedule, attempts)),
+      attempts,
+    );
+    await this.recordFailure(subscription, delivery, outcome.error, now);
+    logger.warn(
+      {
+        subscription: subscription.id,
+        tenant: subscription.tenant,
+        webhookId: delivery.eventId,
+        attempts,
+        reason: outcome.error,
+      },
+      'webhook delivery failed; it will be tried again',
+    );
+  }
+
+  private async recordSuccess(subscription: WebhookSubscription, now: Date): Promise<void> {
+    const { health } = subscription;
+    const last = health.lastSuccessAt?.getTime() ?? 0;
+    if (health.failures === 0 && now.getTime() - last < SUCCESS_WRITE_MS) return;
+    const updated = await this.deps.subscriptions.update(subscription.id, {
+      health: { failures: 0, lastAttemptAt: now, lastSuccessAt: now },
+    });
+    this.remember(subscription.id, updated);
+  }
+
+  private async recordFailure(
+    subscription: WebhookSubscription,
+    delivery: PendingDelivery,
+    error: string,
+    now: Date,
+  ): Promise<void> {
+    const { health } = subscription;
+    const failingSince = health.failingSince ?? now;
+    const disable = failedTooLong(this.deps.config.schedule, failingSince, now);
+    const updated = await this.deps.subscriptions.update(subscription.id, {
+      health: {
+        ...health,
+        failures: health.failures + 1,
+        failingSince,
+        lastError: error,
+        lastAttemptAt: now,
+      },
+      ...(disable && { enabled: false, disabledAt: now }),
+    });
+    this.remember(subscription.id, updated);
+    if (disable) {
+      this.deps.logger.warn(
+        { subscription: subscription.id, tenant: subscription.tenant, webhookId: delivery.eventId },
+        'webhook subscription disabled: it kept failing for the whole disable period',
+      );
+    }
+  }
+}

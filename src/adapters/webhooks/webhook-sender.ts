@@ -1,0 +1,180 @@
+import { createHmac, type KeyObject, createSecretKey } from 'node:crypto';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { checkReceiverUrl, isPrivateAddress } from './address-policy.js';
+
+/** What one attempt came to; `error` is short and never holds more than the start of an answer. */
+export type SendOutcome = { ok: true; status: number } | { ok: false; error: string };
+
+export interface SenderOptions {
+  timeoutMs: number;
+  allowPrivate: boolean;
+  /** Sockets kept per receiver host. */
+  maxSockets?: number;
+  /** How host names are resolved before the address check (tests); the system's by default. */
+  resolve?: Resolve;
+}
+
+const ERROR_BODY_CHARS = 120;
+const SECRET_PREFIX = 'whsec_';
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * The HMAC key of a Standard Webhooks secret (`whsec_` and base64), or undefined when it is not
+ * valid base64; the same bytes the `standardwebhooks` package signs with.
+ */
+export function signingKey(secret: string): KeyObject | undefined {
+  const text = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
+  return createSecretKey(Buffer.from(text, 'base64'));
+}
+
+/** `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, as Standard Webhooks defines it. */
+export function signature(key: KeyObject, eventId: string, seconds: number, body: string): string {
+  const mac = createHmac('sha256', key).update(`${eventId}.${seconds}.${body}`).digest('base64');
+  return `v1,${mac}`;
+}
+
+type Resolve = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/**
+ * A DNS lookup for connections that refuses a host when any of its addresses is not public: the
+ * check happens on the very addresses connected to, so a name cannot be re-pointed in between.
+ */
+export function publicOnlyLookup(resolve: Resolve = dnsLookup as Resolve): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((entry) => isPrivateAddress(entry.address));
+      if (refused !== undefined || addresses.length === 0) {
+        const denied = new Error(`${hostname} resolves to a non-public address`);
+        return callback(denied as NodeJS.ErrnoException, '', 0);
+      }
+      if (options.all) {
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      }
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
+
+const publicOnly = publicOnlyLookup();
+
+/**
+ * Sends signed deliveries per Standard Webhooks: `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature` (`v1,<base64 HMAC-SHA256>`, the bytes the `standardwebhooks` package signs). Redirects are
+ * never followed (node:http does not), each attempt has one deadline, and only 2xx counts.
+ */
+export class WebhookSender {
+  private readonly agents: { http: HttpAgent; https: HttpsAgent };
+  private readonly lookup: LookupFunction;
+  // Decoding a secret is per subscription, not per delivery; a rotated one is a new entry.
+  private readonly keys = new Map<string, KeyObject | undefined>();
+
+  constructor(private readonly options: SenderOptions) {
+    const agent = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
+    this.agents = { http: new HttpAgent(agent), https: new HttpsAgent(agent) };
+    this.lookup = options.resolve ? publicOnlyLookup(options.resolve) : publicOnly;
+  }
+
+  async send(
+    url: string,
+    secret: string,
+    message: { eventId: string; body: string },
+    now = new Date(),
+  ): Promise<SendOutcome> {
+    const refusal = checkReceiverUrl(url, this.options.allowPrivate);
+    if (refusal !== undefined) return { ok: false, error: refusal };
+    let key = this.keys.get(secret);
+    if (key === undefined && !this.keys.has(secret)) {
+      if (this.keys.size >= 10_000) this.keys.clear();
+      key = signingKey(secret);
+      this.keys.set(secret, key);
+    }
+    if (key === undefined) return { ok: false, error: 'the signing secret is not valid base64' };
+    const seconds = Math.floor(now.getTime() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'plant-store-webhooks',
+      'webhook-id': message.eventId,
+      'webhook-timestamp': String(seconds),
+      'webhook-signature': signature(key, message.eventId, seconds, message.body),
+      'content-length': String(Buffer.byteLength(message.body)),
+    };
+    try {
+      const response = await this.post(new URL(url), headers, message.body);
+      return response.status >= 200 && response.status < 300
+        ? { ok: true, status: response.status }
+        : { ok: false, error: `HTTP ${response.status}${response.excerpt}` };
+    } catch (error) {
+      return { ok: false, error: describe(error) };
+    }
+  }
+
+  private post(
+    url: URL,
+    headers: Record<string, string>,
+    body: string,
+  ): Promise<{ status: number; excerpt: string }> {
+    const https = url.protocol === 'https:';
+    const request = https ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = request(url, {
+        method: 'POST',
+        headers,
+        agent: https ? this.agents.https : this.agents.http,
+        ...(!this.options.allowPrivate && { lookup: this.lookup }),
+      });
+      const timer = setTimeout(
+        () => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs,
+      );
+      req.once('error', (error) => {
+        clearTimeout(timer);
+        reject(error);
+      });
+      req.once('response', (res: IncomingMessage) => {
+        const status = res.statusCode ?? 0;
+        let excerpt = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          // Only the start of a failure's answer is kept, for `webhooks list`; the rest is drained.
+          if (status >= 300 && excerpt.length < ERROR_BODY_CHARS) excerpt += chunk;
+        });
+        res.once('end', () => {
+          clearTimeout(timer);
+          resolve({ status, excerpt: clip(excerpt) });
+        });
+        res.once('error', (error) => {
+          clearTimeout(timer);
+          reject(error);
+        });
+      });
+      req.end(body);
+    });
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+}
+
+function clip(text: string): string {
+  // eslint-disable-next-line no-control-regex -- a receiver's text must not rewrite a terminal
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  if (clean === '') return '';
+  return `: ${clean.length > ERROR_BODY_CHARS ? `${clean.slice(0, ERROR_BODY_CHARS)}...` : clean}`;
+}
+
+function describe(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}

@@ -1,0 +1,23 @@
+import type { Config } from '../adapters/config/index.js';
+import { openStorage } from '../adapters/storage/registry.js';
+import { defaultWebhookConfig } from '../adapters/webhooks/webhook-config.js';
+import { WebhookAdmin } from '../adapters/webhooks/webhook-admin.js';
+
+/**
+ * Composes webhook administration alone, for the `plant-store webhooks` command: the configured
+ * storage and the admin on its subscriptions; no HTTP, no delivery.
+ */
+export async function openWebhookAdministration(
+  config: Config,
+): Promise<{ webhooks: WebhookAdmin; close(): Promise<void> }> {
+  const storage = await openStorage(config);
+  if (storage.webhooks === undefined) {
+    await storage.close();
+    throw new Error(`webhooks are not available with the ${config.storage.kind} storage`);
+  }
+  const { allowPrivate } = config.webhooks ?? defaultWebhookConfig();
+  return {
+    webhooks: new WebhookAdmin(storage.webhooks, { allowPrivate }),
+    close: () => storage.close(),
+  };
+}

@@ -1,0 +1,33 @@
+// `plant-store/core`: the domain, its ports and the memory store, for embedding without HTTP. It
+// imports no framework, driver, container or `reflect-metadata`, so importing it costs a few ms.
+export { SCOPES, isScope, requireScope, type Caller, type Scope } from './domain/caller.js';
+export { PlantError, isPlantError, type PlantErrorCode } from './domain/errors.js';
+export {
+  MAX_PLANT_ID,
+  MIN_PLANT_ID,
+  isPlantId,
+  parsePlantId,
+  type PlantId,
+} from './domain/plant-id.js';
+export {
+  parseNewPlant,
+  toPlant,
+  type NewPlant,
+  type Plant,
+  type StoredPlant,
+} from './domain/plant.js';
+export { DEFAULT_LIMIT, MAX_LIMIT, PlantService } from './domain/plant-service.js';
+export {
+  TokenRequestError,
+  type ManagedToken,
+  type TokenRequest,
+  type TokenSummary,
+} from './domain/managed-token.js';
+export type { Logger } from './ports/logger.js';
+export type { PlantStore } from './ports/plant-store.js';
+export type { PlantPage, PlantUseCases } from './ports/plant-use-cases.js';
+export type { Storage } from './ports/storage.js';
+export type { IssuedToken, Revocation, TokenAdministration } from './ports/token-administration.js';
+export type { TokenStore } from './ports/token-store.js';
+export type { TokenVerifier } from './ports/token-verifier.js';
+export { MemoryPlantStore } from './adapters/storage/memory/memory-plant-store.js';

@@ -1,0 +1,41 @@
+/** The longest tenant, in code points. */
+export const MAX_TENANT_LENGTH = 256;
+
+// Cc: C0, DEL and C1 controls (NUL among them) would rewrite an operator's terminal or end a C string.
+// Cs: only unpaired surrogates match under the u flag; they cannot be encoded as UTF-8, so two
+// tenants differing by one would merge into one in a store that keeps UTF-8.
+// The rest: bidirectional embeddings, overrides, isolates and marks (U+202A-U+202E,
+// U+2066-U+2069, U+200E, U+200F, U+061C), which make a text display as another one.
+const UNSAFE_CHARACTER = /[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u;
+
+const codePoints = (text: string): number => [...text].length;
+
+/**
+ * Why the text cannot name or label anything an operator reads (control characters, unpaired
+ * surrogates, bidirectional controls, or nothing but whitespace), or undefined when it can.
+ * Empty text passes: whether a value is required is the caller's rule.
+ */
+export function checkLabel(text: string): string | undefined {
+  if (UNSAFE_CHARACTER.test(text)) {
+    return 'must be free of control characters, unpaired surrogates and bidirectional controls';
+  }
+  if (text !== '' && text.trim() === '') return 'must be more than whitespace';
+  return undefined;
+}
+
+/**
+ * The one rule every tenant follows, whatever the token that names it (static, managed, JWT):
+ * a string of 1 to 256 code points that `checkLabel` accepts. Resolves why a value is not a
+ * tenant, or undefined when it is.
+ */
+export function checkTenant(tenant: unknown): string | undefined {
+  if (typeof tenant !== 'string' || tenant === '') return 'must be a non-empty string';
+  // A UTF-16 length above twice the bound is too long without counting.
+  if (tenant.length > 2 * MAX_TENANT_LENGTH || codePoints(tenant) > MAX_TENANT_LENGTH) {
+    return `must be at most ${MAX_TENANT_LENGTH} characters`;
+  }
+  return checkLabel(tenant);
+}
+
+/** Whether `tenant` is a tenant under `checkTenant`. */
+export const isTenant = (tenant: unknown): tenant is string => checkTenant(tenant) === undefined;

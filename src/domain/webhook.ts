@@ -1,0 +1,77 @@
+import type { NewPlant } from './plant.js';
+
+/** The events a subscription can ask for (one so far; the list leaves room for more). */
+export const WEBHOOK_EVENTS = ['plant.created'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number];
+
+export const isWebhookEventType = (value: unknown): value is WebhookEventType =>
+  WEBHOOK_EVENTS.includes(value as WebhookEventType);
+
+/** What the core asks a store to record with a write, in the same atomic step. */
+export type PlantEvent = { type: 'plant.created'; plant: NewPlant };
+
+/** A receiver's standing: consecutive failures since its last success, and why the last one failed. */
+export interface DeliveryHealth {
+  /** Failed attempts since the last success (0 when healthy). */
+  readonly failures: number;
+  /** Start of the current run of failures: what the disable period is counted from. */
+  readonly failingSince?: Date;
+  readonly lastError?: string;
+  readonly lastAttemptAt?: Date;
+  readonly lastSuccessAt?: Date;
+}
+
+/** Where and how a tenant's events are sent. */
+export interface WebhookSubscription {
+  /** `wh_` and 16 hex digits. */
+  readonly id: string;
+  readonly tenant: string;
+  readonly url: string;
+  /** `whsec_<base64>`: the Standard Webhooks signing key; never listed or logged. */
+  readonly secret: string;
+  readonly events: readonly WebhookEventType[];
+  readonly enabled: boolean;
+  readonly createdAt: Date;
+  /** When it was disabled (by `webhooks disable` or after failing for the disable period). */
+  readonly disabledAt?: Date;
+  readonly health: DeliveryHealth;
+}
+
+/** A change to a subscription; `disabledAt: null` clears the time. */
+export type SubscriptionPatch = Partial<
+  Pick<WebhookSubscription, 'secret' | 'enabled' | 'health' | 'url'>
+> & { disabledAt?: Date | null };
+
+/** Merges a patch: what every store does in its own terms. */
+export function applyPatch(
+  subscription: WebhookSubscription,
+  patch: SubscriptionPatch,
+): WebhookSubscription {
+  const { disabledAt, ...rest } = patch;
+  const merged = { ...subscription, ...rest };
+  if (disabledAt === null) {
+    delete (merged as { disabledAt?: Date }).disabledAt;
+    return merged;
+  }
+  return disabledAt === undefined ? merged : { ...merged, disabledAt };
+}
+
+// Text with no quote, backslash, C0 control or surrogate is its own JSON string.
+// eslint-disable-next-line no-control-regex -- C0 controls are exactly what JSON must escape
+const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+const jsonString = (text: string): string =>
+  PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
+
+/**
+ * The body of an event, as the interface declares it: `plant.created` carries the NewPlant,
+ * `{"id":<int64>,"name":...,"tag"?:...}`, the id an exact JSON integer over the whole int64 range.
+ */
+export function eventBody(event: PlantEvent): string {
+  const { id, name, tag } = event.plant;
+  const head = `{"id":${id},"name":${jsonString(name)}`;
+  return tag === undefined ? `${head}}` : `${head},"tag":${jsonString(tag)}}`;
+}
+
+/** Whether a subscription wants an event now: enabled and asking for its type. */
+export const wants = (subscription: WebhookSubscription, type: WebhookEventType): boolean =>
+  subscription.enabled && subscription.events.includes(type);

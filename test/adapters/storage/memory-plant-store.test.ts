@@ -1,4 +1,0 @@
-import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-plant-store.js';
-import { describePlantStoreContract } from './plant-store-contract.js';
-
-describePlantStoreContract('memory', { open: async () => new MemoryPlantStore() });

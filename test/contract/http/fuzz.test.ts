@@ -1,0 +1,82 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { loadConfig, type Config } from '../../../src/adapters/config/index.js';
+import { ERROR_ROWS } from '../../../src/adapters/http/error-catalogue.js';
+import {
+  createHttpServer,
+  listenHttpServer,
+  type HttpServer,
+} from '../../../src/adapters/http/http-server.js';
+import { send } from '../../support/http-client.js';
+import { buildService, type Service } from '../../../src/composition/build-service.js';
+import { OpenApiValidator } from '../../support/openapi-validator.js';
+import { rawExchange } from '../../support/raw-exchange.js';
+import { fuzzRequests, type FuzzRequest } from './fuzz-requests.js';
+
+/** `npm test` runs a short pass; `npm run fuzz` sets FUZZ_RUNS (and FUZZ_SEED to replay one). */
+const RUNS = Number(process.env.FUZZ_RUNS || 120);
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+const CODES = new Set(ERROR_ROWS.map((row) => row.code));
+const TOKENS_BY_ROLE = {
+  both: 'fuzz-both-token-0123456789abcdef',
+  read: 'fuzz-read-token-0123456789abcdef',
+};
+
+/** The path part of a request target as the server sees it (no dot-segment removal). */
+const pathOf = (target: string): string => target.replace(/^http:\/\/[^/]*/, '').split('?', 1)[0]!;
+
+describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', function () {
+  this.timeout(Math.max(60_000, RUNS * 200));
+  let service: Service;
+  let server: HttpServer;
+  let validator: OpenApiValidator;
+  let port: number;
+
+  before(async () => {
+    const config: Config = {
+      ...loadConfig({ LOG_LEVEL: 'silent' }),
+      tokens: [
+        { token: TOKENS_BY_ROLE.both, tenant: 'fuzz', scopes: ['plants:read', 'plants:write'] },
+        { token: TOKENS_BY_ROLE.read, tenant: 'fuzz', scopes: ['plants:read'] },
+      ],
+      authFailureLimit: 0,
+    };
+    service = await buildService(config);
+    // Short timeouts, so that a request the generator left incomplete ends in 408 quickly.
+    server = createHttpServer(service.app.callback(), {
+      headersTimeoutMs: 1000,
+      requestTimeoutMs: 1000,
+      lingerMs: 200,
+    });
+    await listenHttpServer(server, 0, '127.0.0.1');
+    port = (server.address() as { port: number }).port;
+    validator = new OpenApiValidator(JSON.parse((await send(port, 'GET', '/openapi.json')).text));
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await service.close();
+  });
+
+  async function check(request: FuzzRequest): Promise<void> {
+    const response = await rawExchange(port, request.bytes, 5000);
+    const what = `${request.bytes.toString('latin1').slice(0, 400)}\n->`;
+    expect(response, `${what} no answer`).to.not.equal(undefined);
+    expect(response!.status, `${what} ${response!.text}`).to.be.below(500);
+    validator.check(request.method.toUpperCase(), pathOf(request.target), response!);
+    if (response!.status >= 400 && request.method !== 'HEAD') {
+      const body = JSON.parse(response!.text) as { error: number };
+      expect(CODES.has(body.error), `${what} code ${body.error} is not in the catalogue`).to.equal(
+        true,
+      );
+      expect(String(body.error).slice(0, 3)).to.equal(String(response!.status));
+    }
+  }
+
+  it('when generated requests are sent, then none gets a 5xx, each answer fits the OpenAPI document, and every error code is in the catalogue', async () => {
+    await fc.assert(fc.asyncProperty(fuzzRequests(TOKENS_BY_ROLE), check), {
+      numRuns: RUNS,
+      ...(SEED !== undefined && { seed: SEED }),
+    });
+  });
+});

@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { Long, MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
+import { ConfigError } from '../../../src/adapters/config/index.js';
+import { isOutage } from '../../../src/adapters/storage/mongodb/mongo-errors.js';
+import { COLLECTION, INDEX_NAME } from '../../../src/adapters/storage/mongodb/mongo-plant-store.js';
+import { databaseName } from '../../../src/adapters/storage/mongodb/mongo-client.js';
+import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
+import { StorageOpenError } from '../../../src/adapters/storage/storage-open-error.js';
+import { isPlantError, type PlantError } from '../../../src/domain/errors.js';
+import type { PlantStore } from '../../../src/ports/plant-store.js';
+import type { Storage } from '../../../src/ports/storage.js';
+import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../src/domain/plant-id.js';
+import { freePort } from '../../support/free-port.js';
+import {
+  startMongoServer,
+  startStoppableMongo,
+  withDatabase,
+  type MongoServer,
+} from '../../support/mongo-server.js';
+import { rejection } from '../../support/rejection.js';
+import { serverMissing } from '../../support/server-requirement.js';
+
+/** Fails unless the operation rejects with storage-unavailable within 2.5 s. */
+async function expectUnavailable(operation: Promise<unknown>): Promise<void> {
+  const started = performance.now();
+  const error = await rejection(operation);
+  expect(isPlantError(error), String(error)).to.equal(true);
+  expect((error as PlantError).code).to.equal('storage-unavailable');
+  expect((error as PlantError).message).to.equal('storage is unavailable');
+  expect(performance.now() - started).to.be.below(2500);
+}
+
+describe('MongoPlantStore without a server', () => {
+  it('when the URL has a path, then it names the database, else plant_store', () => {
+    expect(databaseName('mongodb://h:1/garden?w=majority')).to.equal('garden');
+    expect(databaseName('mongodb://u:p%2F@a:1,b:2/garden')).to.equal('garden');
+    expect(databaseName('mongodb+srv://u:p@cluster0.example.net/?retryWrites=true')).to.equal(
+      'plant_store',
+    );
+    expect(databaseName('mongodb://127.0.0.1:27017')).to.equal('plant_store');
+  });
+
+  it('when an error means the server is gone or failing over, then it counts as an outage; other errors do not', () => {
+    const epipe = Object.assign(new Error('This socket has been ended by the other party'), {
+      code: 'EPIPE',
+    });
+
+    expect(isOutage(new MongoNetworkError('connection reset'))).to.equal(true);
+    expect(isOutage(epipe)).to.equal(true);
+    expect(isOutage(new MongoServerError({ message: 'shutting down', code: 11600 }))).to.equal(
+      true,
+    );
+    expect(isOutage(new MongoServerError({ message: 'E11000', code: 11000 }))).to.equal(false);
+    expect(isOutage(new MongoServerError({ message: 'auth failed', code: 18 }))).to.equal(false);
+    expect(isOutage(new TypeError('bug'))).to.equal(false);
+  });
+
+  it('when the URL is not a MongoDB URL, then opening fails with a ConfigError naming MONGODB_URL', async () => {
+    const error = await rejection(openMongoStorage({ url: 'http://example.com/' }), ConfigError);
+
+    expect(error.message).to.match(/^MONGODB_URL /);
+  });
+
+  it('when the server stays unreachable, then opening fails after the start-up bound in one line naming MONGODB_URL', async () => {
+    const url = `mongodb://user:secret@127.0.0.1:${await freePort()}/plant_store`;
+
+    const started = performance.now();
+    const error = await rejection(openMongoStorage({ url }, { startupTimeoutMs: 1000 }));
+    const ms = performance.now() - started;
+
+    expect(error).to.be.instanceOf(StorageOpenError);
+    expect((error as Error).message).to.match(
+      /^MongoDB at 127\.0\.0\.1:\d+ \(MONGODB_URL\) is not ready after 1 s \(connection refused\)$/,
+    );
+    expect((error as Error).message).to.not.match(/secret|\n/);
+    expect(ms).to.be.within(1000, 2500);
+  });
+});
+
+describe('MongoPlantStore on a server', () => {
+  let server: MongoServer | undefined;
+  let storage: Storage | undefined;
+  let store: PlantStore;
+  let raw: MongoClient;
+  let tenant: string;
+
+  before(async function () {
+    const found = await startMongoServer();
+    if (typeof found === 'string') return serverMissing(this, 'MongoDB', found);
+    server = found;
+    storage = await openMongoStorage(server);
+    store = storage.plants;
+    // Longs stay Long objects here, so that the stored BSON type shows.
+    raw = new MongoClient(server.url, { promoteLongs: false, useBigInt64: false });
+  });
+  after(async () => {
+    await storage?.close();
+    await raw?.close();
+    await server?.dispose();
+  });
+  beforeEach(() => {
+    tenant = `t-${randomUUID()}`;
+  });
+
+  it('when opened, then a unique index on (tenant, id) exists, and opening again keeps it', async () => {
+    const again = await openMongoStorage(server!);
+    await again.close();
+
+    const indexes = await raw.db().collection(COLLECTION).listIndexes().toArray();
+
+    const index = indexes.find((candidate) => candidate.name === INDEX_NAME);
+    expect(index?.key).to.deep.equal({ tenant: 1, id: 1 });
+    expect(index?.unique).to.equal(true);
+    expect(indexes.filter((candidate) => 'tenant' in candidate.key)).to.have.length(1);
+  });
+
+  it('when plants are stored, then each document holds its id as a BSON int64, small ids too', async () => {
+    const ids = [MIN_PLANT_ID, -1n, 0n, 1n, 2n ** 53n + 1n, MAX_PLANT_ID];
+    for (const id of ids) await store.insert(tenant, { id, name: `plant ${id}`, tag: 't' });
+
+    const documents = await raw
+      .db()
+      .collection(COLLECTION)
+      .find({ tenant })
+      .sort({ id: 1 })
+      .toArray();
+
+    expect(documents.map((document) => Object.keys(document).sort())).to.deep.equal(
+      ids.map(() => ['_id', 'id', 'name', 'tag', 'tenant']),
+    );
+    for (const document of documents) expect(document.id).to.be.instanceOf(Long);
+    expect(documents.map((document) => (document.id as Long).toBigInt())).to.deep.equal(ids);
+  });
+
+  it('when a non-unique (tenant, id) index exists, then opening fails rather than allow duplicates', async () => {
+    const database = raw.db(`plant_store_conflict_${randomUUID().replaceAll('-', '')}`);
+    await database.collection(COLLECTION).createIndex({ tenant: 1, id: 1 }, { name: INDEX_NAME });
+
+    try {
+      const error = await rejection(
+        openMongoStorage({ url: withDatabase(server!.url, database.databaseName) }),
+      );
+
+      expect(error).to.be.instanceOf(StorageOpenError);
+      expect((error as Error).message).to.match(
+        /\(MONGODB_URL\) has a non-unique index on \(tenant, id\)/,
+      );
+    } finally {
+      await database.dropDatabase();
+    }
+  });
+
+  it('when a tenant or a name looks like a query operator, then it is only a value', async () => {
+    const operatorLike = '{"$ne": null}';
+    await store.insert('$ne', { id: 1n, name: operatorLike, tag: '$gt' });
+
+    expect(await store.list(tenant, undefined, 10)).to.deep.equal([]);
+    expect(await store.list('$ne', undefined, 10)).to.deep.equal([
+      { id: 1n, name: operatorLike, tag: '$gt' },
+    ]);
+    expect(await store.delete('$ne', 1n)).to.equal(true);
+  });
+
+  it("when a page is longer than the driver's first batch, then it is complete and in order", async () => {
+    const ids = Array.from({ length: 250 }, (_, i) => BigInt(i) * 3n - 300n);
+    await raw
+      .db()
+      .collection(COLLECTION)
+      .insertMany(ids.map((id) => ({ tenant, id: Long.fromBigInt(id), name: `plant ${id}` })));
+
+    const listed = await store.list(tenant, -300n, 1000);
+
+    expect(listed.map((plant) => plant.id)).to.deep.equal(ids.slice(1));
+  });
+});
+
+describe('MongoPlantStore through an outage', () => {
+  let server: MongoServer | undefined;
+  let storage: Storage | undefined;
+
+  before(async function () {
+    server = await startStoppableMongo(this);
+  });
+  after(async () => {
+    await storage?.close();
+    await server?.dispose();
+  });
+
+  it('when the server stops, then operations reject with storage-unavailable within 2.5 s, and succeed again once it is back', async () => {
+    const tenant = `t-${randomUUID()}`;
+    storage = await openMongoStorage(server!);
+    const store = storage.plants;
+    await store.insert(tenant, { id: 1n, name: 'before' });
+
+    await server!.stop!();
+
+    await expectUnavailable(store.insert(tenant, { id: 2n, name: 'during' }));
+    await expectUnavailable(store.list(tenant, undefined, 10));
+    await expectUnavailable(store.delete(tenant, 1n));
+    await expectUnavailable(store.ping());
+
+    await server!.start!();
+
+    await store.ping();
+    expect(await store.insert(tenant, { id: 3n, name: 'after' })).to.equal(true);
+    expect(await store.list(tenant, undefined, 10)).to.deep.equal([
+      { id: 1n, name: 'before' },
+      { id: 3n, name: 'after' },
+    ]);
+  });
+});

@@ -1,0 +1,199 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'chai';
+import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../src/domain/plant-id.js';
+import type { StoredPlant } from '../../../src/domain/plant.js';
+import type { PlantStore } from '../../../src/ports/plant-store.js';
+
+/** How a suite gets a store (an opened Storage fits); a harness whose server is absent skips or fails through serverMissing before `open`. */
+export interface StoreHarness {
+  open(): Promise<{ plants: PlantStore; close(): Promise<void> }>;
+}
+
+const EDGE_IDS = [
+  MIN_PLANT_ID,
+  MIN_PLANT_ID + 1n,
+  -(2n ** 53n) - 1n,
+  -(2n ** 53n),
+  -65536n,
+  -256n,
+  -255n,
+  -1n,
+  0n,
+  1n,
+  255n,
+  256n,
+  65536n,
+  2n ** 53n - 1n,
+  2n ** 53n,
+  2n ** 53n + 1n,
+  2n ** 62n,
+  MAX_PLANT_ID - 1n,
+  MAX_PLANT_ID,
+];
+
+const plant = (id: bigint, tag?: string): StoredPlant =>
+  tag === undefined ? { id, name: `plant ${id}` } : { id, name: `plant ${id}`, tag };
+
+const shuffled = <T>(items: readonly T[]): T[] => {
+  const copy = [...items];
+  for (let i = copy.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [copy[i], copy[j]] = [copy[j]!, copy[i]!];
+  }
+  return copy;
+};
+
+/** The storage port's contract; every PlantStore adapter runs it unchanged. */
+export function describePlantStoreContract(name: string, harness: StoreHarness): void {
+  describe(`PlantStore contract: ${name}`, () => {
+    let store: PlantStore;
+    let close: (() => Promise<void>) | undefined;
+    // Each test works in a tenant of its own, so tests need no cleanup and cannot see each other.
+    let tenant: string;
+
+    before(async () => {
+      ({ plants: store, close } = await harness.open());
+    });
+    after(async () => {
+      await close?.();
+    });
+    beforeEach(() => {
+      tenant = `t-${randomUUID()}`;
+    });
+
+    it('when a plant is inserted, then it is listed with exactly its fields', async () => {
+      expect(await store.insert(tenant, { id: 7n, name: 'Monstera', tag: 'aroid' })).to.equal(true);
+      expect(await store.insert(tenant, { id: 8n, name: 'Fern' })).to.equal(true);
+      expect(await store.insert(tenant, { id: 9n, name: 'Moss', tag: '' })).to.equal(true);
+
+      const listed = await store.list(tenant, undefined, 10);
+
+      expect(listed).to.deep.equal([
+        { id: 7n, name: 'Monstera', tag: 'aroid' },
+        { id: 8n, name: 'Fern' },
+        { id: 9n, name: 'Moss', tag: '' },
+      ]);
+      expect(listed[1]).to.not.have.property('tag');
+    });
+
+    it('when names and tags hold any Unicode, then they come back unchanged', async () => {
+      const name = 'Ünïcödé 🌵 植物 "quoted" \\ back/slash \u2028 ' + 'x'.repeat(200);
+      await store.insert(tenant, { id: 1n, name, tag: '🌱' });
+
+      expect(await store.list(tenant, undefined, 1)).to.deep.equal([{ id: 1n, name, tag: '🌱' }]);
+    });
+
+    it('when an id is taken in the tenant, then insert resolves false and keeps the first plant', async () => {
+      await store.insert(tenant, { id: 1n, name: 'first' });
+
+      expect(await store.insert(tenant, { id: 1n, name: 'second', tag: 'x' })).to.equal(false);
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal([{ id: 1n, name: 'first' }]);
+    });
+
+    it('when ids span the whole int64 range, then listing orders them numerically and exactly', async () => {
+      for (const id of shuffled(EDGE_IDS))
+        expect(await store.insert(tenant, plant(id))).to.equal(true);
+
+      const listed = await store.list(tenant, undefined, 100);
+
+      expect(listed.map((p) => p.id)).to.deep.equal(EDGE_IDS);
+      expect(listed.map((p) => p.name)).to.deep.equal(EDGE_IDS.map((id) => `plant ${id}`));
+    });
+
+    it('when 2^53 and 2^53+1 are both stored, then they are two plants', async () => {
+      await store.insert(tenant, plant(2n ** 53n));
+
+      expect(await store.insert(tenant, plant(2n ** 53n + 1n))).to.equal(true);
+      expect(await store.delete(tenant, 2n ** 53n + 1n)).to.equal(true);
+      expect((await store.list(tenant, undefined, 10)).map((p) => p.id)).to.deep.equal([2n ** 53n]);
+    });
+
+    it('when listing with a limit and an after id, then pages continue without gaps or repeats', async () => {
+      for (const id of shuffled(EDGE_IDS)) await store.insert(tenant, plant(id));
+      const seen: bigint[] = [];
+      let after: bigint | undefined;
+
+      for (;;) {
+        const page = await store.list(tenant, after, 4);
+        expect(page.length).to.be.at.most(4);
+        if (page.length === 0) break;
+        seen.push(...page.map((p) => p.id));
+        after = page[page.length - 1]!.id;
+      }
+
+      expect(seen).to.deep.equal(EDGE_IDS);
+    });
+
+    it('when after lies between or beyond ids, then only greater ids follow', async () => {
+      for (const id of [-5n, 0n, 5n]) await store.insert(tenant, plant(id));
+
+      expect((await store.list(tenant, -1n, 10)).map((p) => p.id)).to.deep.equal([0n, 5n]);
+      expect((await store.list(tenant, 0n, 10)).map((p) => p.id)).to.deep.equal([5n]);
+      expect((await store.list(tenant, MIN_PLANT_ID, 1)).map((p) => p.id)).to.deep.equal([-5n]);
+      expect(await store.list(tenant, MAX_PLANT_ID, 10)).to.deep.equal([]);
+    });
+
+    it('when a tenant has no plants, then listing resolves an empty array', async () => {
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal([]);
+    });
+
+    it('when a plant is deleted, then delete resolves true once and it is gone', async () => {
+      await store.insert(tenant, plant(3n));
+      await store.insert(tenant, plant(4n));
+
+      expect(await store.delete(tenant, 3n)).to.equal(true);
+      expect(await store.delete(tenant, 3n)).to.equal(false);
+      expect((await store.list(tenant, undefined, 10)).map((p) => p.id)).to.deep.equal([4n]);
+    });
+
+    it('when a deleted id is inserted again, then it is a new plant', async () => {
+      await store.insert(tenant, { id: 3n, name: 'old' });
+      await store.delete(tenant, 3n);
+
+      expect(await store.insert(tenant, { id: 3n, name: 'new' })).to.equal(true);
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal([{ id: 3n, name: 'new' }]);
+    });
+
+    it('when two tenants use one id, then each sees, deletes and collides only with its own', async () => {
+      const other = `${tenant}-other`;
+      await store.insert(tenant, { id: 1n, name: 'mine' });
+
+      expect(await store.insert(other, { id: 1n, name: 'theirs' })).to.equal(true);
+      expect(await store.list(other, undefined, 10)).to.deep.equal([{ id: 1n, name: 'theirs' }]);
+      expect(await store.delete(other, 1n)).to.equal(true);
+      expect(await store.delete(other, 1n)).to.equal(false);
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal([{ id: 1n, name: 'mine' }]);
+    });
+
+    it('when tenant names hold key syntax ({, }, :, *), then tenants stay apart', async () => {
+      const tenants = [`${tenant}:a`, `${tenant}{b}`, `${tenant}}`, `${tenant}*`, `${tenant}`];
+      for (const [i, t] of tenants.entries()) await store.insert(t, plant(BigInt(i)));
+
+      for (const [i, t] of tenants.entries()) {
+        expect((await store.list(t, undefined, 10)).map((p) => p.id)).to.deep.equal([BigInt(i)]);
+      }
+    });
+
+    it('when 20 inserts of one id race, then exactly one wins and its plant is stored', async () => {
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store.insert(tenant, { id: 42n, name: `racer ${i}` })),
+      );
+
+      expect(results.filter(Boolean)).to.have.length(1);
+      const winner = results.indexOf(true);
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal([
+        { id: 42n, name: `racer ${winner}` },
+      ]);
+    });
+
+    it('when limit is 0, then listing resolves an empty array', async () => {
+      await store.insert(tenant, plant(1n));
+
+      expect(await store.list(tenant, undefined, 0)).to.deep.equal([]);
+    });
+
+    it('when pinged, then it resolves', async () => {
+      await store.ping();
+    });
+  });
+}

@@ -1,0 +1,3 @@
+import { describeClient } from './client/client-suite.js';
+
+describeClient('memory', async () => ({ kind: 'memory' }));

@@ -1,0 +1,56 @@
+// A program of a consumer of the packed package: the client, the core and the main entry, type-checked
+// with skipLibCheck: false and run. Its output is checked by package-consumer.test.ts.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { createHttpApp, StaticTokenVerifier, type HttpApp } from 'plant-store';
+import { ERROR_CODES, PlantStoreClient, PlantStoreHttpError, type Plant } from 'plant-store/client';
+import { MemoryPlantStore, PlantService, type Caller, type NewPlant } from 'plant-store/core';
+
+const token = 'consumer-token-0123456789';
+const store = new MemoryPlantStore();
+const plants = new PlantService(store);
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+const tokens = new StaticTokenVerifier([
+  { token, tenant: 'acme', scopes: ['plants:read', 'plants:write'] },
+]);
+const app: HttpApp = createHttpApp({ plants, tokens, store, logger: silent });
+const server = createServer(app.callback()).listen(0, '127.0.0.1');
+await once(server, 'listening');
+const { port } = server.address() as { port: number };
+
+// Over HTTP, through the bundled client: the id stays exact.
+const client = new PlantStoreClient({ baseUrl: `http://127.0.0.1:${port}`, token });
+const created: Plant = await client.createPlant({
+  id: 9007199254740993n,
+  name: 'Monstera',
+  tag: 'aroid',
+});
+let duplicate: number | undefined;
+try {
+  await client.createPlant({ id: 9007199254740993n, name: 'again' });
+} catch (error) {
+  if (error instanceof PlantStoreHttpError && error.code === ERROR_CODES.DUPLICATE_PLANT) {
+    duplicate = error.status;
+  }
+}
+
+// The core, embedded in the same process, on the same store.
+const caller: Caller = { tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
+const fern: NewPlant = { id: 2, name: 'Fern' };
+await plants.createPlant(caller, fern);
+
+const names: string[] = [];
+for await (const plant of client.allPlants({ limit: 1 })) names.push(plant.name);
+await client.deletePlant(9007199254740993n);
+const left = (await plants.listPlants(caller)).plants;
+server.close();
+
+console.log(JSON.stringify({ created, duplicate, names, left }));
+
+// Never called: the compiler must refuse what the types forbid (an unused expectation fails too).
+export function refusedAtCompileTime(): void {
+  // @ts-expect-error an id is a bigint or a number, never a string
+  void client.createPlant({ id: '1', name: 'x' });
+  // @ts-expect-error `nme` is not a field of NewPlant
+  void plants.createPlant(caller, { id: 1n, nme: 'x' });
+}

@@ -1,0 +1,120 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { expect } from 'chai';
+
+const SRC = new URL('../../src/', import.meta.url).pathname;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? sourceFiles(join(dir, entry.name))
+      : entry.name.endsWith('.ts')
+        ? [join(dir, entry.name)]
+        : [],
+  );
+}
+
+/** Every module specifier of a file: static imports, re-exports and dynamic imports. */
+function imports(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [
+    ...text.matchAll(
+      /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)|(?:^|\n)import\s+'([^']+)'/g,
+    ),
+  ].map((m) => (m[1] ?? m[2] ?? m[3])!);
+}
+
+const files = sourceFiles(SRC).map((file) => ({
+  path: relative(SRC, file),
+  specifiers: imports(file),
+}));
+
+/** Packages a file loads as it is imported: its static imports and theirs, never a dynamic import(). */
+function loadedPackages(path: string, seen = new Set<string>()): Set<string> {
+  const packages = new Set<string>();
+  if (seen.has(path)) return packages;
+  seen.add(path);
+  const text = readFileSync(join(SRC, path), 'utf8');
+  const statics = [
+    ...text.matchAll(
+      /(?:^|\n)\s*(?:import|export)\s(?!type\s)[^;]*?from\s+'([^']+)'|(?:^|\n)import\s+'([^']+)'/g,
+    ),
+  ].map((m) => (m[1] ?? m[2])!);
+  for (const specifier of statics) {
+    if (!specifier.startsWith('.')) packages.add(specifier);
+    else {
+      const target = relative(SRC, join(SRC, dirname(path), specifier)).replace(/\.js$/, '.ts');
+      for (const found of loadedPackages(target, seen)) packages.add(found);
+    }
+  }
+  return packages;
+}
+
+describe('dependency rule (docs/architecture.md)', () => {
+  it('when the tree is read, then it finds the files it guards', () => {
+    expect(files.map((f) => f.path)).to.include.members([
+      'domain/plant.ts',
+      'ports/plant-store.ts',
+      'main.ts',
+      'cli.ts',
+    ]);
+    expect(files.find((f) => f.path === 'composition/build-service.ts')?.specifiers).to.include(
+      'inversify',
+    );
+    expect(loadedPackages('main.ts')).to.include.members(['koa', 'inversify']);
+  });
+
+  for (const room of ['domain/', 'ports/']) {
+    it(`when a file under src/${room} imports, then only src/domain or src/ports, never a package`, () => {
+      const offenders = files
+        .filter((f) => f.path.startsWith(room))
+        .flatMap((f) =>
+          f.specifiers
+            .filter((s) => !/^\.\.?\/(?:\.\.\/)?(?:domain|ports)\/|^\.\/[^/]+$/.test(s))
+            .map((s) => `${f.path}: ${s}`),
+        );
+      expect(offenders).to.deep.equal([]);
+    });
+  }
+
+  it('when a file imports inversify, then it is the composition root', () => {
+    const users = files.filter((f) => f.specifiers.includes('inversify')).map((f) => f.path);
+    expect(users).to.deep.equal(['composition/build-service.ts']);
+  });
+
+  it('when a file imports koa or @koa/router, then it lies under adapters/http', () => {
+    const offenders = files.filter(
+      (f) =>
+        f.specifiers.some((s) => /^(?:koa|koa-.*|@koa\/.*)$/.test(s)) &&
+        !f.path.startsWith('adapters/http/'),
+    );
+    expect(offenders.map((f) => f.path)).to.deep.equal([]);
+  });
+
+  it('when a file outside the adapters imports an adapter, then it is the composition, main, cli, index or core', () => {
+    const offenders = files.filter(
+      (f) =>
+        !f.path.startsWith('adapters/') &&
+        !f.path.startsWith('composition/') &&
+        !['main.ts', 'cli.ts', 'index.ts', 'core.ts'].includes(f.path) &&
+        f.specifiers.some((s) => s.includes('adapters/')),
+    );
+    expect(offenders.map((f) => f.path)).to.deep.equal([]);
+  });
+
+  it('when an adapter imports, then never the composition, main or cli (they are built on adapters)', () => {
+    const offenders = files
+      .filter((f) => f.path.startsWith('adapters/'))
+      .flatMap((f) =>
+        f.specifiers
+          .filter((s) => /(?:^|\/)(?:composition\/|main\.js$|cli\.js$)/.test(s))
+          .map((s) => `${f.path}: ${s}`),
+      );
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('when the plant-store command is loaded, then neither Koa nor inversify is (serve loads them on demand)', () => {
+    const loaded = [...loadedPackages('cli.ts')];
+    expect(loaded.filter((p) => /^(?:koa|koa-.*|@koa\/.*|inversify)$/.test(p))).to.deep.equal([]);
+  });
+});

@@ -1,0 +1,116 @@
+import { expect } from 'chai';
+import type { Caller } from '../../../src/domain/caller.js';
+import { PlantError } from '../../../src/domain/errors.js';
+import { PlantService } from '../../../src/domain/plant-service.js';
+import type { StoredPlant } from '../../../src/domain/plant.js';
+import type { PlantStore } from '../../../src/ports/plant-store.js';
+import { rejection } from '../../support/rejection.js';
+
+/** The smallest PlantStore that keeps its promises, so the core is tested with no adapter at all. */
+class ArrayPlantStore implements PlantStore {
+  readonly plants: (StoredPlant & { tenant: string })[] = [];
+  async insert(tenant: string, plant: StoredPlant) {
+    if (this.plants.some((p) => p.tenant === tenant && p.id === plant.id)) return false;
+    this.plants.push({ tenant, ...plant });
+    return true;
+  }
+  async list(tenant: string, after: bigint | undefined, limit: number) {
+    return this.plants
+      .filter((p) => p.tenant === tenant && (after === undefined || p.id > after))
+      .sort((a, b) => (a.id < b.id ? -1 : 1))
+      .slice(0, limit)
+      .map(({ id, name, tag }) => (tag === undefined ? { id, name } : { id, name, tag }));
+  }
+  async delete(tenant: string, id: bigint) {
+    const index = this.plants.findIndex((p) => p.tenant === tenant && p.id === id);
+    if (index >= 0) this.plants.splice(index, 1);
+    return index >= 0;
+  }
+  async ping() {}
+  async close() {}
+}
+
+const both: Caller = { tenant: 'a', scopes: ['plants:read', 'plants:write'] };
+const readOnly: Caller = { tenant: 'a', scopes: ['plants:read'] };
+
+describe('PlantService', () => {
+  let store: ArrayPlantStore;
+  let service: PlantService;
+  beforeEach(() => {
+    store = new ArrayPlantStore();
+    service = new PlantService(store);
+  });
+
+  it('when a plant is created, then it answers name and tag without the id and stores it', async () => {
+    expect(await service.createPlant(both, { id: 5n, name: 'Fern', tag: 'x' })).to.deep.equal({
+      name: 'Fern',
+      tag: 'x',
+    });
+    expect(store.plants).to.deep.equal([{ tenant: 'a', id: 5n, name: 'Fern', tag: 'x' }]);
+  });
+
+  it('when the id is taken, then duplicate-plant and the first stays', async () => {
+    await service.createPlant(both, { id: 5n, name: 'first' });
+
+    expect(
+      (await rejection(service.createPlant(both, { id: 5n, name: 'second' }), PlantError)).code,
+    ).to.equal('duplicate-plant');
+    expect(store.plants.map((p) => p.name)).to.deep.equal(['first']);
+  });
+
+  it('when the caller lacks plants:write, then insufficient-scope names it and nothing is stored', async () => {
+    const error = await rejection(service.createPlant(readOnly, { id: 5n, name: 'x' }), PlantError);
+
+    expect([error.code, error.scope]).to.deep.equal(['insufficient-scope', 'plants:write']);
+    expect(store.plants).to.deep.equal([]);
+  });
+
+  it('when the caller lacks plants:read, then listing is refused', async () => {
+    const error = await rejection(
+      service.listPlants({ tenant: 'a', scopes: ['plants:write'] }),
+      PlantError,
+    );
+    expect([error.code, error.scope]).to.deep.equal(['insufficient-scope', 'plants:read']);
+  });
+
+  it('when listing without a limit, then 100 plants and the id to continue after', async () => {
+    for (let i = 0; i < 150; i++) await service.createPlant(both, { id: BigInt(i), name: `p${i}` });
+
+    const page = await service.listPlants(both);
+
+    expect(page.plants).to.have.length(100);
+    expect(page.next).to.equal(99n);
+    expect((await service.listPlants(both, { after: page.next! })).plants).to.have.length(50);
+  });
+
+  it('when the limit is above 1000, then 1000 plants; when 0, then none and no next', async () => {
+    for (let i = 0; i < 1001; i++) await store.insert('a', { id: BigInt(i), name: 'x' });
+
+    expect((await service.listPlants(both, { limit: 5000 })).plants).to.have.length(1000);
+    expect(await service.listPlants(both, { limit: 0 })).to.deep.equal({ plants: [] });
+  });
+
+  it('when the page holds the last plant, then no next is given', async () => {
+    await service.createPlant(both, { id: 1n, name: 'x' });
+
+    expect(await service.listPlants(both, { limit: 1 })).to.deep.equal({ plants: [{ name: 'x' }] });
+  });
+
+  for (const limit of [-1, 1.5, Number.NaN]) {
+    it(`when the limit is ${limit}, then invalid-query`, async () => {
+      expect((await rejection(service.listPlants(both, { limit }), PlantError)).code).to.equal(
+        'invalid-query',
+      );
+    });
+  }
+
+  it('when another tenant deletes the id, then plant-not-found and it survives', async () => {
+    await service.createPlant(both, { id: 1n, name: 'x' });
+
+    const error = await rejection(service.deletePlant({ ...both, tenant: 'b' }, 1n), PlantError);
+
+    expect(error.code).to.equal('plant-not-found');
+    await service.deletePlant(both, 1n);
+    expect(store.plants).to.deep.equal([]);
+  });
+});
