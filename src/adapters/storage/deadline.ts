@@ -15,43 +15,29 @@ const refusesWrites = (): PlantError =>
   );
 
 /**
- * Settles as the store call does, with the errors `isOutage` recognises turned into
- * storage-unavailable and those `isRefusal` recognises into storage-refuses-writes: for clients
- * whose own timeout already bounds every call.
- */
-export function withOutages<T>(
-  work: Promise<T>,
-  isOutage: (error: unknown) => boolean,
-  isRefusal: (error: unknown) => boolean = () => false,
-): Promise<T> {
-  return work.catch((error: unknown) => {
-    if (isOutage(error)) throw storageUnavailable();
-    throw isRefusal(error) ? refusesWrites() : error;
-  });
-}
-
-/**
  * Settles as the store call does, but rejects with storage-unavailable once the deadline passes,
  * whatever the client does; errors that `isOutage` recognises become storage-unavailable too,
  * those that `isRefusal` recognises storage-refuses-writes, and the rest propagate.
  */
-export async function withinDeadline<T>(
+export function withinDeadline<T>(
   work: Promise<T>,
   isOutage: (error: unknown) => boolean,
   isRefusal: (error: unknown) => boolean = () => false,
 ): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  // A call that loses the race still settles later; its outcome is no longer anyone's business.
-  work.catch(() => {});
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(storageUnavailable()), OPERATION_DEADLINE_MS);
+  // One promise and one timer per operation, no async frame: every store call passes here. A
+  // call that loses to the deadline still settles later; settling again is a no-op.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(storageUnavailable()), OPERATION_DEADLINE_MS);
+    work.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        if (isOutage(error)) reject(storageUnavailable());
+        else reject(isRefusal(error) ? refusesWrites() : error);
+      },
+    );
   });
-  try {
-    return await Promise.race([work, deadline]);
-  } catch (error) {
-    if (isOutage(error)) throw storageUnavailable();
-    throw isRefusal(error) ? refusesWrites() : error;
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -1,4 +1,4 @@
-import { Redis, type Result } from 'ioredis';
+import type { Result } from 'ioredis';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
 import type { StoredPlant } from '../../../domain/plant.js';
@@ -7,7 +7,7 @@ import { newEventId } from '../../webhooks/webhook-ids.js';
 import { webhookKeys } from './redis-webhook-keys.js';
 import type { PlantStore } from '../../../ports/plant-store.js';
 import { isRefusalError, isUnavailableError, type RedisClient } from './redis-client.js';
-import { withinDeadline, withOutages } from '../deadline.js';
+import { withinDeadline } from '../deadline.js';
 import {
   afterBound,
   decodeMember,
@@ -151,14 +151,11 @@ export class RedisPlantStore implements PlantStore {
 
   /**
    * Translates "Redis cannot be reached" into storage-unavailable, "Redis takes no writes" into
-   * storage-refuses-writes, and caps the wait. A standalone client times every command out by
-   * itself (commandTimeout, armed before the command is even written, and no offline queue), so
-   * a timer of our own per operation would only add cost; a Cluster may retry, redirect and
-   * refresh slots first, so it keeps the deadline.
+   * storage-refuses-writes, and caps the wait: a command waiting in an auto-pipeline behind one
+   * that hangs is not timed by the client until its own pipeline is written, and a Cluster may
+   * retry, redirect and refresh slots first.
    */
   private bounded<T>(command: Promise<T>): Promise<T> {
-    return this.client instanceof Redis
-      ? withOutages(command, isUnavailableError, isRefusalError)
-      : withinDeadline(command, isUnavailableError, isRefusalError);
+    return withinDeadline(command, isUnavailableError, isRefusalError);
   }
 }
