@@ -8,8 +8,8 @@ export type RedisClient = Redis | Cluster;
 // after its caller was told it failed), no resend of commands lost with a connection, a timeout
 // for a server that accepts but does not answer. Reconnection itself never gives up.
 // Commands issued in one event-loop turn leave as one pipeline (auto-pipelining): one write and
-// one read for many requests, which halves Redis's CPU per request and adds ~20% requests per
-// CPU-second to the service (bench/README.md). A pipelined command's own timeout starts only
+// one read for many requests, which cuts Redis's CPU per request to a third (list) and a half
+// (create) and the service's own a little (bench/README.md). A pipelined command's own timeout starts only
 // when its pipeline is written, so the stores cap each operation themselves (deadline.ts).
 const BOUNDED = {
   enableAutoPipelining: true,
