@@ -1,4 +1,5 @@
 import type { NewPlant } from './plant.js';
+import { jsonString } from './json-text.js';
 
 /** The events a subscription can ask for (one so far; the list leaves room for more). */
 export const WEBHOOK_EVENTS = ['plant.created'] as const;
@@ -55,12 +56,6 @@ export function applyPatch(
   }
   return disabledAt === undefined ? merged : { ...merged, disabledAt };
 }
-
-// Text with no quote, backslash, C0 control or surrogate is its own JSON string.
-// eslint-disable-next-line no-control-regex -- C0 controls are exactly what JSON must escape
-const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-const jsonString = (text: string): string =>
-  PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
 
 /**
  * The body of an event, as the interface declares it: `plant.created` carries the NewPlant,

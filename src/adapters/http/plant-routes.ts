@@ -1,6 +1,7 @@
 import { Router } from '@koa/router';
 import { parsePlantId, type PlantId } from '../../domain/plant-id.js';
 import type { NewPlant, Plant } from '../../domain/plant.js';
+import { jsonString } from '../../domain/json-text.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { authorize, type AuthLimits, type CallerState } from './bearer-auth.js';
@@ -10,11 +11,6 @@ import { mountPrefix } from './mount-prefix.js';
 import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
 import { sendJson } from './send-json.js';
 
-// Text with no quote, backslash, C0 control or surrogate is its own JSON string body.
-// eslint-disable-next-line no-control-regex -- C0 controls are exactly what JSON must escape
-const PLAIN = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
-const jsonString = (text: string): string =>
-  PLAIN.test(text) ? `"${text}"` : JSON.stringify(text);
 
 /** A Plant as JSON, whitelisting name and tag (never the id). */
 function plantJson(plant: Plant): string {

@@ -10,6 +10,7 @@ import {
 } from '@opentelemetry/api';
 import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../ports/logger.js';
+import { accessLineWriter } from '../logger.js';
 import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
 
@@ -76,7 +77,8 @@ export function requestObserver({
   tracer,
   counts = { inFlight: 0 },
 }: ObserverOptions): Middleware {
-  const logs = accessLog && logger.isLevelEnabled?.('info') !== false;
+  const writeAccess =
+    accessLog && logger.isLevelEnabled?.('info') !== false ? accessLineWriter(logger) : undefined;
 
   const finish = (ctx: Context, started: number): void => {
     counts.inFlight--;
@@ -103,20 +105,17 @@ export function requestObserver({
       else if (code === AUTH_FAILURES_LIMITED) metrics.rateLimited.inc({ limit: 'auth_failures' });
       else if (code === QUOTA_REACHED) metrics.quotaRefused.inc();
     }
-    if (logs) {
-      logger.info(
-        {
-          requestId: state.requestId,
-          method: ctx.method,
-          route,
-          status,
-          durationMs: Math.round(ms * 1000) / 1000,
-          size: ctx.response.length ?? 0,
-          tenant: state.caller?.tenant,
-          error: code,
-        },
-        'request',
-      );
+    if (writeAccess !== undefined) {
+      writeAccess({
+        requestId: state.requestId ?? '',
+        method: ctx.method,
+        route,
+        status,
+        durationMs: Math.round(ms * 1000) / 1000,
+        size: ctx.response.length ?? 0,
+        tenant: state.caller?.tenant,
+        error: code,
+      });
     }
   };
 
