@@ -25,30 +25,57 @@ export type AccessLineWriter = (fields: AccessFields) => void;
 
 const accessWriters = new WeakMap<Logger, AccessLineWriter>();
 
+/** Access lines are held this long at most, or until this many characters wait, then written. */
+const ACCESS_FLUSH_MS = 10;
+const ACCESS_FLUSH_CHARS = 16_384;
+
+interface Destination {
+  write(text: string): unknown;
+  /** pino's destination (sonic-boom) writes what it holds at once; used as the process exits. */
+  flushSync?(): void;
+}
+
+/** Writers holding lines; `process.exit()` does not wait for their timers, so they are flushed then. */
+const holding = new Set<(atExit?: boolean) => void>();
+let flushedAtExit = false;
+
 /**
  * Access lines for a logger made by `createLogger`: the very line pino would write for
- * `info(fields, 'request')` (same keys, order and values), built as one template string and
- * handed to pino's destination once per turn of the event loop for all the requests answered in
- * it. A line costs a few hundred nanoseconds instead of pino's generic serialisation and a
- * destination write per request (bench/README.md, "The access line"). Lines of one turn leave
- * together at the end of that turn (`setImmediate`), before any timer or later request; pino's
- * own lines keep their place around them within a turn.
+ * `info(fields, 'request')` (same keys, order and values), built as one template string, and
+ * handed to pino's destination together with the lines of the other requests answered within
+ * `ACCESS_FLUSH_MS`: one write for many requests instead of pino's generic serialisation and a
+ * destination write (a job for libuv's thread pool) per request. See bench/README.md ("The
+ * access line"). pino's own lines are written at once, so a line of a request that is still
+ * being answered can come before the access lines of requests answered just earlier.
  */
-function batchedAccessLines(destination: { write(text: string): unknown }): AccessLineWriter {
+function batchedAccessLines(destination: Destination): AccessLineWriter {
   let pending = '';
-  const flush = (): void => {
+  const flush = (atExit = false): void => {
+    if (pending === '') return;
     const text = pending;
     pending = '';
+    holding.delete(flush);
     destination.write(text);
+    if (atExit) destination.flushSync?.();
   };
   return ({ requestId, method, route, status, durationMs, size, tenant, error }) => {
-    if (pending === '') setImmediate(flush);
+    if (pending === '') {
+      setTimeout(flush, ACCESS_FLUSH_MS);
+      holding.add(flush);
+      if (!flushedAtExit) {
+        flushedAtExit = true;
+        process.once('exit', () => {
+          for (const each of holding) each(true);
+        });
+      }
+    }
     pending +=
       `{"level":${INFO},"time":${Date.now()},"service":"${BASE.service}","requestId":${jsonString(requestId)}` +
       `,"method":${jsonString(method)}${route === undefined ? '' : `,"route":${jsonString(route)}`}` +
       `,"status":${status},"durationMs":${durationMs},"size":${size}` +
       `${tenant === undefined ? '' : `,"tenant":${jsonString(tenant)}`}` +
       `${error === undefined ? '' : `,"error":${error}`},"msg":"request"}\n`;
+    if (pending.length >= ACCESS_FLUSH_CHARS) flush();
   };
 }
 
@@ -59,7 +86,7 @@ function batchedAccessLines(destination: { write(text: string): unknown }): Acce
  */
 export function createLogger(
   level: LogLevel,
-  destination: { write(text: string): unknown } = pino.destination(1),
+  destination: Destination = pino.destination(1),
 ): Logger {
   const logger = pino({ level, base: BASE, redact: ['req.headers.authorization'] }, destination);
   accessWriters.set(logger, batchedAccessLines(destination));

@@ -11,7 +11,6 @@ import { mountPrefix } from './mount-prefix.js';
 import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
 import { sendJson } from './send-json.js';
 
-
 /** A Plant as JSON, whitelisting name and tag (never the id). */
 function plantJson(plant: Plant): string {
   const name = `{"name":${jsonString(plant.name)}`;

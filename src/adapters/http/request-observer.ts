@@ -31,6 +31,8 @@ export interface ObservedState {
   requestId?: string;
   /** The Error body's code, set by the error handler. */
   errorCode?: number;
+  /** The body's size in bytes, set by send-json.ts (Koa knows the others). */
+  size?: number;
   caller?: { tenant: string };
   log?: Logger;
 }
@@ -63,8 +65,8 @@ export interface ObserverOptions {
 }
 
 /**
- * Outermost middleware: gives each request its id (echoed in `X-Request-Id` before anything can
- * answer, since send-json.ts writes its head at once), counts it in flight, and once answered
+ * Outermost middleware: gives each request its id (echoed in `X-Request-Id`: by send-json.ts in
+ * the head it writes at once, or here before Koa answers), counts it in flight, and once answered
  * writes its access log line, its duration to the metrics and ends its server span (and, when
  * its body was not read in full, asks Node to close the connection). The route is
  * @koa/router's template (`/plants/:id`), never the path, so that neither the log's `route` nor a
@@ -87,9 +89,11 @@ export function requestObserver({
     // answer is sent instead of draining a body of any size to keep it alive. Koa answers after
     // this; send-json.ts, which writes at once, sets the header itself.
     if (!ctx.req.complete) ctx.set('Connection', 'close');
+    const state = ctx.state as ObservedState;
+    // send-json.ts wrote its head with the id already; Koa answers the rest after this.
+    if (ctx.respond !== false) ctx.res.setHeader('X-Request-Id', state.requestId!);
     const ms = performance.now() - started;
     const { status } = ctx;
-    const state = ctx.state as ObservedState;
     const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute as string | undefined;
     const code = state.errorCode;
     if (metrics !== undefined) {
@@ -112,7 +116,7 @@ export function requestObserver({
         route,
         status,
         durationMs: Math.round(ms * 1000) / 1000,
-        size: ctx.response.length ?? 0,
+        size: state.size ?? ctx.response.length ?? 0,
         tenant: state.caller?.tenant,
         error: code,
       });
@@ -151,7 +155,6 @@ export function requestObserver({
     const incoming = ctx.req.headers['x-request-id'];
     const requestId =
       typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    ctx.res.setHeader('X-Request-Id', requestId);
     (ctx.state as ObservedState).requestId = requestId;
     counts.inFlight++;
     if (tracer !== undefined) return traced(ctx, next, started, tracer);

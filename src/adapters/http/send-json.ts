@@ -1,4 +1,5 @@
 import type { Middleware } from 'koa';
+import type { ObservedState } from './request-observer.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -20,10 +21,16 @@ export function sendJson(
   ctx.respond = false;
   const { res } = ctx;
   if (res.headersSent) return;
+  const state = ctx.state as ObservedState;
+  const length = Buffer.byteLength(json);
+  state.size = length;
   const own: Record<string, string | number> = {
     'content-type': JSON_TYPE,
-    'content-length': Buffer.byteLength(json),
+    'content-length': length,
   };
+  // The request observer's id; given here, the head is written in one pass (no header was set
+  // before), rather than Node merging it into headers set one by one.
+  if (state.requestId !== undefined) own['x-request-id'] = state.requestId;
   // Written here, the answer leaves before the request observer could add its header afterwards.
   if (!ctx.req.complete) own.connection = 'close';
   res.writeHead(status, headers === undefined ? own : { ...headers, ...own });
