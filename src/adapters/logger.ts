@@ -56,7 +56,12 @@ function batchedAccessLines(destination: Destination): AccessLineWriter {
     pending = '';
     holding.delete(flush);
     destination.write(text);
-    if (atExit) destination.flushSync?.();
+    if (!atExit) return;
+    try {
+      destination.flushSync?.();
+    } catch {
+      // A destination that cannot write now (closed, not open yet) keeps what it holds.
+    }
   };
   return ({ requestId, method, route, status, durationMs, size, tenant, error }) => {
     if (pending === '') {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { accessLineWriter, createLogger, type AccessFields } from '../../../src/adapters/logger.js';
@@ -77,6 +78,26 @@ describe('Access lines of the service logger', () => {
     expect(before).to.equal(0);
     expect(chunks).to.have.length(1);
     expect(chunks[0]!.split('\n')).to.have.length(3);
+  });
+
+  it('when the process exits at once (process.exit) after a request, then its held line is still written to stdout', () => {
+    const logger = new URL('../../../src/adapters/logger.ts', import.meta.url).href;
+    const program = `
+      import { accessLineWriter, createLogger } from ${JSON.stringify(logger)};
+      accessLineWriter(createLogger('info'))(${JSON.stringify(CASES[0])});
+      process.exit(0);`;
+
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', program],
+      { encoding: 'utf8', timeout: 20_000 },
+    );
+
+    expect(run.status, run.stderr).to.equal(0);
+    expect(JSON.parse(run.stdout)).to.deep.include({
+      requestId: CASES[0]!.requestId,
+      msg: 'request',
+    });
   });
 
   it('when the logger is not one of createLogger (a host logger), then lines go through its info()', () => {
