@@ -158,7 +158,7 @@ function compose(config: Config, overrides: Overrides): Container {
           }),
           jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
         },
-        metrics && ((kind, result) => metrics.tokenVerifications.inc({ kind, result })),
+        metrics && ((kind, result) => metrics.tokenVerifications.series(kind, result).inc()),
       ),
     [ids.Storage, ids.Logger, ids.Telemetry],
   );

@@ -97,14 +97,9 @@ export function requestObserver({
     const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute as string | undefined;
     const code = state.errorCode;
     if (metrics !== undefined) {
-      metrics.requestDuration.observe(
-        {
-          method: ctx.method,
-          route: route ?? 'unmatched',
-          status_class: STATUS_CLASSES[(status / 100) | 0] ?? 'other',
-        },
-        ms / 1000,
-      );
+      metrics.requestDuration
+        .series(ctx.method, route ?? 'unmatched', STATUS_CLASSES[(status / 100) | 0] ?? 'other')
+        .observe(ms / 1000);
       if (code === RATE_LIMITED) metrics.rateLimited.inc({ limit: 'tenant' });
       else if (code === AUTH_FAILURES_LIMITED) metrics.rateLimited.inc({ limit: 'auth_failures' });
       else if (code === QUOTA_REACHED) metrics.quotaRefused.inc();

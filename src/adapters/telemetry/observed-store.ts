@@ -33,7 +33,7 @@ export function observedStore<T extends object>(
 ): T {
   const observed: Record<string, Call> = {};
   for (const operation of operations) {
-    const duration = metrics?.storeDuration.labels(outages.store, operation, adapter);
+    const duration = metrics?.storeDuration.series(outages.store, operation, adapter);
     const errors = metrics?.storeErrors.labels(outages.store, operation, adapter);
     const succeeded = (started: number, span: Span | undefined, value: unknown): unknown => {
       duration?.observe((performance.now() - started) / 1000);

@@ -1,4 +1,5 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { ResolvedCounter, ResolvedHistogram } from './resolved-metrics.js';
 import type { StorePart } from '../storage/outage-reporter.js';
 
 /** How a token verification ended, by the kind of token. */
@@ -16,19 +17,21 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  readonly requestDuration = new Histogram({
+  // The metrics recorded on every request are resolved ones (resolved-metrics.ts): their series
+  // are found once, not by hashing labels per request.
+  readonly requestDuration = new ResolvedHistogram({
     name: `${PREFIX}http_request_duration_seconds`,
     help: 'HTTP requests by method, route template and status class, from arrival to answer',
-    labelNames: ['method', 'route', 'status_class'] as const,
+    labelNames: ['method', 'route', 'status_class'],
     buckets: BUCKETS,
-    registers: [this.registry],
+    registry: this.registry,
   });
-  readonly storeDuration = new Histogram({
+  readonly storeDuration = new ResolvedHistogram({
     name: `${PREFIX}store_operation_duration_seconds`,
     help: 'Calls of the plant and token stores by store, operation and adapter',
-    labelNames: ['store', 'operation', 'adapter'] as const,
+    labelNames: ['store', 'operation', 'adapter'],
     buckets: BUCKETS,
-    registers: [this.registry],
+    registry: this.registry,
   });
   readonly storeErrors = new Counter({
     name: `${PREFIX}store_operation_errors_total`,
@@ -48,11 +51,11 @@ export class ServiceMetrics {
     labelNames: ['store'] as const,
     registers: [this.registry],
   });
-  readonly tokenVerifications = new Counter({
+  readonly tokenVerifications = new ResolvedCounter({
     name: `${PREFIX}token_verifications_total`,
     help: 'Bearer tokens verified, by kind (static, managed, jwt) and result (accepted, refused, error)',
-    labelNames: ['kind', 'result'] as const,
-    registers: [this.registry],
+    labelNames: ['kind', 'result'],
+    registry: this.registry,
   });
   readonly rateLimited = new Counter({
     name: `${PREFIX}rate_limited_total`,
