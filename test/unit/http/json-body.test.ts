@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
+import { parse } from 'lossless-json';
 import { HttpProblem } from '../../../src/adapters/http/http-problem.js';
 import { exactInteger, parseJsonObject } from '../../../src/adapters/http/json-body.js';
 
@@ -64,4 +66,70 @@ describe('parseJsonObject', () => {
         .with.property('code', 40001);
     });
   }
+});
+
+describe('parseJsonObject on plant-shaped bodies (its fast path)', () => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  /** The full parse alone: what parseJsonObject gives when no fast path is taken. */
+  const full = (text: string): unknown =>
+    parse(text, null, (literal) => exactInteger(literal) ?? Number.NaN);
+  const outcome = (run: () => unknown): unknown => {
+    try {
+      return { value: run() };
+    } catch (error) {
+      return { code: (error as { code?: unknown }).code ?? 40001 };
+    }
+  };
+  const space = fc.stringMatching(/^[ \t\n\r]{0,3}$/);
+  const idLiteral = fc.oneof(
+    fc.bigInt({ min: -(10n ** 21n), max: 10n ** 21n }).map(String),
+    fc.stringMatching(/^-?[0-9]{1,22}(\.[0-9]{1,3})?([eE][+-]?[0-9]{1,2})?$/),
+  );
+  // Plain text, text needing escapes (written escaped, as JSON), and raw quotes or controls.
+  const text = fc.oneof(
+    fc.string({ unit: 'grapheme', maxLength: 12 }).map((value) => JSON.stringify(value)),
+    fc.string({ unit: 'binary', maxLength: 12 }).map((value) => JSON.stringify(value)),
+    fc.string({ maxLength: 6 }).map((value) => `"${value}"`),
+  );
+  const member = (key: string, value: fc.Arbitrary<string>) =>
+    fc.tuple(space, space, space, value).map(([a, b, c, v]) => `${a}"${key}"${b}:${c}${v}`);
+  const body = fc
+    .tuple(
+      member('id', idLiteral),
+      member('name', text),
+      fc.option(member('tag', text)),
+      fc.option(member('name', text)),
+      fc.boolean(),
+      space,
+      space,
+    )
+    .map(([id, name, tag, again, reversed, before, after]) => {
+      const members = [
+        id,
+        name,
+        ...(tag === null ? [] : [tag]),
+        ...(again === null ? [] : [again]),
+      ];
+      if (reversed) members.reverse();
+      return `${before}{${members.join(',')}${after}}${before}`;
+    });
+
+  it('when a body is shaped like a plant or nearly, then the result is the full parse’s, or the same 40001', () => {
+    fc.assert(
+      fc.property(body, (text) => {
+        expect(
+          outcome(() => parseJsonObject(bytes(text))),
+          text,
+        ).to.deep.equal(outcome(() => full(text)));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('when the common body comes, then the id is exact and the strings are as written', () => {
+    expect(
+      parseJsonObject(bytes('{ "id": 18446744073709551615, "name": "Fern é", "tag": "a/b" }\n')),
+    ).to.deep.equal({ id: 18446744073709551615n, name: 'Fern é', tag: 'a/b' });
+    expect(parseJsonObject(bytes('{"id":-0,"name":""}'))).to.deep.equal({ id: 0n, name: '' });
+  });
 });
