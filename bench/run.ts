@@ -71,6 +71,19 @@ const REFERENCES: ServerSpec[] = [
   { key: 'http', label: 'node:http', nodeArgs: [...TSX, 'bench/servers/node-http.ts'] },
   { key: 'fastify', label: 'Fastify', nodeArgs: [...TSX, 'bench/servers/fastify.ts'] },
 ];
+// `--spin N`: bare Koa once more, spinning N µs per request, so that the run shows what N µs of
+// work add to the measured CPU per request here (more than N: see bench/README.md).
+const spinAt = args.indexOf('--spin');
+const SPIN_US = spinAt === -1 ? undefined : Number(args[spinAt + 1]);
+if (SPIN_US !== undefined && !(SPIN_US > 0)) throw new Error('--spin takes a number of µs above 0');
+if (SPIN_US !== undefined) {
+  REFERENCES.push({
+    key: 'koa-spin',
+    label: `bare Koa + ${SPIN_US} µs spin`,
+    nodeArgs: REFERENCES[0]!.nodeArgs,
+    env: { BENCH_SPIN_US: String(SPIN_US) },
+  });
+}
 // The service on another store joins the rounds: BENCH_REDIS_URL / BENCH_MONGODB_URL, or a private
 // server the run starts (see stores.ts); `--no-redis` / `--no-mongodb` leave one out. On Redis the
 // service also runs with two workers (`serve --workers 2`, free to use both cores).
@@ -167,6 +180,7 @@ const chooseServers = (): ServerSpec[] =>
       OBSERVE.includes(server) ||
       BASELINE.includes(server) ||
       chosen.has(server.key) ||
+      server.key === 'koa-spin' ||
       chosen.has(server.key.replace(/^service-/, '')),
   );
 
@@ -637,13 +651,18 @@ async function main(): Promise<void> {
       `bench-workers: GET ${fixed(workers('GET'), 2)} POST ${fixed(workers('POST'), 2)} (${WORKERS} workers/1 process on one Redis, req/s, ${rounds})`,
     );
   }
+  // CPU per request added, within each round (the servers alternate in the same seconds).
+  const added = (key: string, base: string, workload: Workload): string => {
+    const a = samples.get(`${key} ${workload}`) ?? [];
+    const b = samples.get(`${base} ${workload}`) ?? [];
+    return fixed(median(a.map((sample, i) => sample.cpuUs - (b[i]?.cpuUs ?? Number.NaN))), 1);
+  };
+  if (measured('koa-spin') && measured('koa')) {
+    print(
+      `bench-spin: ${SPIN_US} µs of work a request add GET +${added('koa-spin', 'koa', 'GET')} POST +${added('koa-spin', 'koa', 'POST')} µs/req to bare Koa (CPU of the server, ${rounds})`,
+    );
+  }
   if (measured('service-traced')) {
-    // CPU per request added, within each round (the servers alternate in the same seconds).
-    const added = (key: string, base: string, workload: Workload): string => {
-      const a = samples.get(`${key} ${workload}`) ?? [];
-      const b = samples.get(`${base} ${workload}`) ?? [];
-      return fixed(median(a.map((sample, i) => sample.cpuUs - (b[i]?.cpuUs ?? Number.NaN))), 1);
-    };
     print(
       `bench-observe: access log + metrics GET +${added('service', 'service-quiet', 'GET')} POST +${added('service', 'service-quiet', 'POST')} µs/req; tracing on GET +${added('service-traced', 'service', 'GET')} POST +${added('service-traced', 'service', 'POST')} µs/req (CPU of the server, ${rounds})`,
     );

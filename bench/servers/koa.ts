@@ -56,6 +56,16 @@ router.post('/plants', requireScope('plants:write'), bodyParser(), (ctx) => {
   ctx.body = input.plant;
 });
 
+// BENCH_SPIN_US (`npm run bench -- --spin N`): N µs of busy work a request before routing, to
+// measure what a few µs of work add to the CPU a request costs in this setup (bench/README.md).
+const spinMs = Number(process.env.BENCH_SPIN_US ?? 0) / 1000;
+if (spinMs > 0) {
+  app.use((_ctx, next) => {
+    const until = performance.now() + spinMs;
+    while (performance.now() < until);
+    return next();
+  });
+}
 app.use(router.routes()).use(router.allowedMethods());
 
 const host = process.env.HOST ?? '127.0.0.1';

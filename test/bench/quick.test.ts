@@ -26,7 +26,11 @@ describe('bench --quick', function () {
       },
     );
     expect(build.status, build.stdout + build.stderr).to.equal(0);
-    ({ code, stdout, stderr } = await runProgram(['bench/run.ts', '--quick'], {}, 280_000));
+    ({ code, stdout, stderr } = await runProgram(
+      ['bench/run.ts', '--quick', '--spin', '1'],
+      {},
+      280_000,
+    ));
   });
 
   it('when run, then it exits 0 and says whether it pinned the processes', () => {
@@ -35,7 +39,13 @@ describe('bench --quick', function () {
   });
 
   it('when run, then every server has a GET and a POST row with figures', () => {
-    for (const server of ['service', 'bare Koa', 'node:http', 'Fastify']) {
+    for (const server of [
+      'service',
+      'bare Koa',
+      'bare Koa \\+ 1 µs spin',
+      'node:http',
+      'Fastify',
+    ]) {
       for (const workload of ['GET', 'POST']) {
         const row = new RegExp(`^${server} +${workload} +(\\d+) +[\\d.]+ +[\\d.]+ +(\\d+|-) `, 'm');
         const match = row.exec(stdout);
@@ -63,7 +73,7 @@ describe('bench --quick', function () {
     const lines = stdout.trimEnd().split('\n');
     const floor =
       /^bench-floor: GET \d+\.\d\d POST \d+\.\d\d \(service\/node:http per CPU-s, median of 1 rounds\)$/;
-    expect(lines.at(-2)).to.match(/^bench-(floor|redis|workers): /);
+    expect(lines.at(-2)).to.match(/^bench-(floor|redis|workers|spin): /);
     expect(
       lines.some((line) => floor.test(line)),
       stdout,
@@ -75,6 +85,9 @@ describe('bench --quick', function () {
     const workers =
       /^bench-workers: GET \d+\.\d\d POST \d+\.\d\d \(2 workers\/1 process on one Redis, req\/s, median of 1 rounds\)$/m;
     expect(workers.test(stdout), stdout).to.equal(redis && availableParallelism() > 1);
+    expect(stdout).to.match(
+      /^bench-spin: 1 µs of work a request add GET \+-?\d+\.\d POST \+-?\d+\.\d µs\/req to bare Koa \(CPU of the server, median of 1 rounds\)$/m,
+    );
   });
 
   it('when run, then the last line is the one scripts read', () => {
