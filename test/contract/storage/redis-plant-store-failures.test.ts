@@ -54,6 +54,8 @@ describe('RedisPlantStore on a failing Redis', function () {
     if (typeof started === 'string') return serverMissing(this, 'Redis', started);
     ({ server, close } = started);
     admin = new Redis(server.port, '127.0.0.1');
+    // Its refused reconnections while Redis is stopped are expected, not to be printed.
+    admin.on('error', () => {});
   });
   after(async () => {
     admin?.disconnect();
@@ -146,6 +148,24 @@ describe('RedisPlantStore on a failing Redis', function () {
     expect(new Set(stored.map((p) => p.id)).size).to.equal(stored.length);
     for (const plant of stored) expect(plant.name).to.equal(name(plant.id));
     expect(await store.list(tenant, undefined, 5000)).to.deep.equal(stored);
+  });
+
+  it('when a storage opened without outage reporters loses its connection, then nothing is printed on the console', async () => {
+    const printed: unknown[][] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => printed.push(args);
+    try {
+      await store.insert(tenant, { id: 1n, name: 'before' });
+      await server.stop();
+      // Long enough for several refused reconnections (50, 100, 150 ms apart).
+      await sleep(400);
+      await server.start();
+      await untilAnswering(store);
+    } finally {
+      console.error = original;
+    }
+
+    expect(printed).to.deep.equal([]);
   });
 
   it('when Redis stops, then operations reject storage-unavailable in time; when it returns, the same store works', async () => {

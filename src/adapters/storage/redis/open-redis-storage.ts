@@ -32,7 +32,7 @@ export async function openRedisStorage(
   const nodes = describeRedisTarget(target);
   const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${nodes}`;
   const client = createRedisClient(target);
-  if (deps.outages) watchConnection(client, where, deps.outages);
+  watchConnection(client, where, deps.outages);
   try {
     await waitForStorage(
       ({ deadline }) =>
@@ -91,9 +91,15 @@ async function quit(client: RedisClient): Promise<void> {
 /**
  * Reports losing and regaining Redis (both stores live there) the moment the connection does,
  * instead of ioredis's unhandled error events. Errors before the first connection are left to
- * the opener, whose rejection says it in one line.
+ * the opener, whose rejection says it in one line. Without reporters (a host opening the storage
+ * itself) errors are still listened to, so that ioredis does not print each one on the console:
+ * the operations they fail reject with storage-unavailable.
  */
-function watchConnection(client: RedisClient, where: string, outages: OutageReporters): void {
+function watchConnection(client: RedisClient, where: string, outages?: OutageReporters): void {
+  if (outages === undefined) {
+    client.on('error', () => {});
+    return;
+  }
   let up = false;
   client.on('error', (error: Error) => {
     if (!up) return;
