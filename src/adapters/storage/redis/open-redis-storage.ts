@@ -33,12 +33,21 @@ export async function openRedisStorage(
   const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${nodes}`;
   const client = createRedisClient(target);
   watchConnection(client, where, deps.outages);
+  // The client's latest error, across attempts: the last one, cut short by the bound, may see no
+  // error of its own, and must still say why Redis cannot be reached rather than "no answer".
+  let latest: Error | undefined;
+  const remember = (error: Error): void => {
+    latest = error;
+  };
+  client.on('error', remember);
   try {
     await waitForStorage(
       ({ deadline }) =>
-        untilReady(client, Math.min(ATTEMPT_MS, remaining(deadline))).catch((error: unknown) => {
-          throw classify(error as Error, where);
-        }),
+        untilReady(client, Math.min(ATTEMPT_MS, remaining(deadline)), latest).catch(
+          (error: unknown) => {
+            throw classify(error as Error, where);
+          },
+        ),
       {
         where,
         variable: 'REDIS_URL',
@@ -57,6 +66,8 @@ export async function openRedisStorage(
   } catch (error) {
     client.disconnect();
     throw error;
+  } finally {
+    client.off('error', remember);
   }
 }
 

@@ -93,14 +93,15 @@ export function isRefusalError(error: unknown): boolean {
 }
 
 /**
- * Resolves once the client is ready. Rejects with the last connection error (or "no answer") when
- * it is not ready within `ms`, and at once with an error that waiting cannot heal (a refused
- * password, say): ioredis would otherwise reconnect and fail the same way forever.
+ * Resolves once the client is ready. Rejects with the last connection error when it is not ready
+ * within `ms` (`earlier`, the one before this wait, when none came during it; else "no answer"),
+ * and at once with an error that waiting cannot heal (a refused password, say): ioredis would
+ * otherwise reconnect and fail the same way forever.
  */
-export function untilReady(client: RedisClient, ms: number): Promise<void> {
+export function untilReady(client: RedisClient, ms: number, earlier?: Error): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
-    let lastError = new Error('no answer');
+    let lastError = earlier ?? new Error('no answer');
     const settle = (outcome: () => void): void => {
       clearTimeout(timer);
       client.off('error', onError);
