@@ -44,7 +44,9 @@ describe('plant-store serve --workers, on Redis', function () {
       ...(body === undefined ? {} : { body }),
     });
 
-  it('when it says it listens, then both workers listen on the one port', () => {
+  it('when it says it listens, then both workers listen on the one port', async () => {
+    // The primary's line (stderr) can be read before a worker's own (stdout, another pipe).
+    await service!.waitFor(/"worker":\d+,"msg":"listening"[\s\S]*"worker":\d+,"msg":"listening"/);
     expect(workerPids(service!)).to.have.length(2);
     expect(service!.output()).to.match(
       /listening on http:\/\/127\.0\.0\.1:\d+ \(storage: redis, workers: 2\)/,
