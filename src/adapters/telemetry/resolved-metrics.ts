@@ -34,8 +34,8 @@ interface Definition {
 }
 
 /**
- * A metric in a prom-client registry whose series are looked up once, by their label values, and
- * then kept by the caller: recording is an addition (and, for a histogram, a search of its bucket
+ * A metric in a prom-client registry whose series are found by one Map lookup of their joined
+ * label values (or kept by a caller that knows them up front): recording is an addition (and, for a histogram, a search of its bucket
  * bounds), where prom-client's own metrics build and hash a key of the labels on every call,
  * `labels()` children included. Scraped through the registry, exactly as prom-client's metrics
  * of the same type (same lines, same order).

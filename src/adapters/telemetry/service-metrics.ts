@@ -17,8 +17,8 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  */
 export class ServiceMetrics {
   readonly registry = new Registry();
-  // The metrics recorded on every request are resolved ones (resolved-metrics.ts): their series
-  // are found once, not by hashing labels per request.
+  // The metrics recorded on every request are resolved ones (resolved-metrics.ts): a series is
+  // one Map lookup (kept by the store decorators), not a key built and hashed per call.
   readonly requestDuration = new ResolvedHistogram({
     name: `${PREFIX}http_request_duration_seconds`,
     help: 'HTTP requests by method, route template and status class, from arrival to answer',
