@@ -2,9 +2,13 @@ import { BODY_LIMIT_BYTES } from './body-limit.js';
 import { HttpProblem } from './http-problem.js';
 
 /** The operations of the OpenAPI document, by operationId. */
-export type OperationId = 'createPlant' | 'listPlants' | 'deletePlant' | 'getMetrics';
+export type OperationId =
+  'createPlant' | 'listPlants' | 'deletePlant' | 'getMetrics' | 'getHealth' | 'getReadiness';
 
+/** The operations behind a token. */
 const EVERY: readonly OperationId[] = ['createPlant', 'listPlants', 'deletePlant', 'getMetrics'];
+/** Every operation: refusals of a request by its head alone, before any route is chosen. */
+const ANY: readonly OperationId[] = [...EVERY, 'getHealth', 'getReadiness'];
 const REALM = 'Bearer realm="plant-store"';
 const RETRY_AFTER_SECONDS = '1';
 const REFUSED_WRITES_RETRY_SECONDS = '30';
@@ -91,7 +95,7 @@ export const ERROR_CATALOGUE = {
     when: 'an HTTP/1.1 request without a `Host` header; the connection closes',
     message: () => 'an HTTP/1.1 request must carry a Host header',
     example: 'an HTTP/1.1 request must carry a Host header',
-    on: [],
+    on: ANY,
   }),
   'invalid-id': entry({
     status: 400,
@@ -244,7 +248,7 @@ export const ERROR_CATALOGUE = {
     when: 'an `Expect` header other than `100-continue`; the connection closes',
     message: () => 'the Expect header is not supported; only 100-continue is',
     example: 'the Expect header is not supported; only 100-continue is',
-    on: EVERY,
+    on: ANY,
   }),
   'too-many-auth-failures': entry({
     status: 429,

@@ -82,6 +82,7 @@ const operationalPaths = {
       summary: 'Liveness: 200 whenever the process can answer',
       security: [],
       responses: {
+        ...errorResponses('getHealth'),
         '200': {
           description: 'The process answers.',
           content: {
@@ -105,6 +106,7 @@ const operationalPaths = {
         'the stores that cannot serve. No token needed.',
       security: [],
       responses: {
+        ...errorResponses('getReadiness'),
         '200': {
           description: 'Both stores serve.',
           content: {
