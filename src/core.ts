@@ -16,7 +16,7 @@ export {
   type Plant,
   type StoredPlant,
 } from './domain/plant.js';
-export { DEFAULT_LIMIT, MAX_LIMIT, PlantService } from './domain/plant-service.js';
+export { DEFAULT_LIMIT, MAX_LIMIT, PlantService } from './application/plant-service.js';
 export {
   TokenRequestError,
   type ManagedToken,

@@ -5,8 +5,8 @@ export { StaticTokenVerifier } from './adapters/auth/static-token-verifier.js';
 export { CompositeTokenVerifier } from './adapters/auth/composite-token-verifier.js';
 export { JwtTokenVerifier } from './adapters/auth/jwt-token-verifier.js';
 export { ManagedTokenVerifier } from './adapters/auth/managed-token-verifier.js';
-export { TokenAdministrator } from './adapters/auth/token-administrator.js';
-export { MANAGED_TOKEN_PATTERN } from './adapters/auth/token-format.js';
+export { TokenAdministrator } from './application/token-administrator.js';
+export { MANAGED_TOKEN_PATTERN } from './application/token-format.js';
 export {
   ConfigError,
   loadConfig,
@@ -31,4 +31,17 @@ export { MemoryTokenStore } from './adapters/storage/memory/memory-token-store.j
 export { FileTokenStore } from './adapters/storage/memory/file-token-store.js';
 export { openStorage, type StorageDeps } from './adapters/storage/registry.js';
 export { StorageOpenError } from './adapters/storage/storage-open-error.js';
-export { buildService, type Overrides, type Service } from './composition/build-service.js';
+export {
+  buildContainer,
+  buildService,
+  resolveService,
+  type Service,
+} from './composition/container.js';
+export { TYPES } from './composition/identifiers.js';
+export type { PlantEvents } from './ports/plant-events.js';
+export type {
+  ReceiverUrlCheck,
+  SubscriptionRequest,
+  WebhookAdministration,
+} from './ports/webhook-administration.js';
+export { ServiceMetrics, type MetricsOptions } from './adapters/telemetry/service-metrics.js';

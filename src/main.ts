@@ -8,7 +8,7 @@ import type { ServeOptions } from './adapters/cli/serve-options.js';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type Config } from './adapters/config/index.js';
 import { createHttpServer, listenHttpServer } from './adapters/http/http-server.js';
 import { startTracing } from './adapters/telemetry/tracing.js';
-import { composeService } from './composition/build-service.js';
+import { buildContainer, resolveService } from './composition/container.js';
 import { openTokenAdministration } from './composition/open-token-administration.js';
 import { openWebhookAdministration } from './composition/open-webhook-administration.js';
 import { serveWorkers, WORKER_READY } from './composition/serve-workers.js';
@@ -53,7 +53,7 @@ async function serveHere(loaded: Config): Promise<void> {
   const config = withDevelopmentToken(loaded);
   // Before the service is composed, which makes spans only when a provider is registered.
   const stopTracing = await startTracing(process.env);
-  const service = await composeService(config);
+  const service = await resolveService(buildContainer(config));
   const { logger } = service;
   if (config.storage.kind === 'memory') {
     logger.info({ tokenFile: config.tokenFile }, 'managed tokens are read from the token file');
@@ -110,7 +110,7 @@ async function serveHere(loaded: Config): Promise<void> {
     throw error;
   }
   // Delivery starts once the stores it reads are open (in every worker of a cluster).
-  service.webhooks?.start();
+  await service.startDelivery();
   logger.info(cluster.isWorker ? { ...where, worker: process.pid } : where, 'listening');
   // A worker tells its primary, which prints the line once every worker is ready.
   if (cluster.isWorker) {

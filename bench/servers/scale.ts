@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import type * as ConfigModule from '../../src/adapters/config/index.js';
-import type * as CompositionModule from '../../src/composition/build-service.js';
+import type * as CompositionModule from '../../src/composition/container.js';
 import { listeningLine, plantName, plantTag } from '../common.js';
 
 // The scaling harness: the real service, built from dist/ exactly as src/main.ts wires it, with a
@@ -15,7 +15,7 @@ const dist = (path: string) =>
   pathToFileURL(new URL(`../../dist/${path}`, import.meta.url).pathname).href;
 const { loadConfig } = (await import(dist('adapters/config/index.js'))) as typeof ConfigModule;
 const { buildService } = (await import(
-  dist('composition/build-service.js')
+  dist('composition/container.js')
 )) as typeof CompositionModule;
 
 const storage = JSON.parse(

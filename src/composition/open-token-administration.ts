@@ -1,5 +1,5 @@
 import type { TokenAdministration } from '../ports/token-administration.js';
-import { TokenAdministrator } from '../adapters/auth/token-administrator.js';
+import { TokenAdministrator } from '../application/token-administrator.js';
 import type { Config } from '../adapters/config/index.js';
 import { openStorage } from '../adapters/storage/registry.js';
 

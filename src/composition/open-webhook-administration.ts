@@ -1,7 +1,9 @@
 import type { Config } from '../adapters/config/index.js';
 import { openStorage } from '../adapters/storage/registry.js';
 import { defaultWebhookConfig } from '../adapters/webhooks/webhook-config.js';
-import { WebhookAdmin } from '../adapters/webhooks/webhook-admin.js';
+import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
+import { WebhookAdministrator } from '../application/webhook-administrator.js';
+import type { WebhookAdministration } from '../ports/webhook-administration.js';
 
 /**
  * Composes webhook administration alone, for the `plant-store webhooks` command: the configured
@@ -9,7 +11,7 @@ import { WebhookAdmin } from '../adapters/webhooks/webhook-admin.js';
  */
 export async function openWebhookAdministration(
   config: Config,
-): Promise<{ webhooks: WebhookAdmin; close(): Promise<void> }> {
+): Promise<{ webhooks: WebhookAdministration; close(): Promise<void> }> {
   const storage = await openStorage(config);
   if (storage.webhooks === undefined) {
     await storage.close();
@@ -17,7 +19,7 @@ export async function openWebhookAdministration(
   }
   const { allowPrivate } = config.webhooks ?? defaultWebhookConfig();
   return {
-    webhooks: new WebhookAdmin(storage.webhooks, { allowPrivate }),
+    webhooks: new WebhookAdministrator(storage.webhooks, (url) => checkReceiverUrl(url, allowPrivate)),
     close: () => storage.close(),
   };
 }

@@ -12,6 +12,14 @@ export interface Caller {
   readonly scopes: readonly Scope[];
 }
 
+/** The one rule of which scope each operation needs: the use cases and the HTTP door read it. */
+export const OPERATION_SCOPES = {
+  createPlant: 'plants:write',
+  listPlants: 'plants:read',
+  deletePlant: 'plants:write',
+  readMetrics: 'metrics:read',
+} as const satisfies Record<string, Scope>;
+
 /** Throws an `insufficient-scope` PlantError unless the caller holds the scope. */
 export function requireScope(caller: Caller, scope: Scope): void {
   if (!caller.scopes.includes(scope)) {

@@ -70,3 +70,8 @@ export function eventBody(event: PlantEvent): string {
 /** Whether a subscription wants an event now: enabled and asking for its type. */
 export const wants = (subscription: WebhookSubscription, type: WebhookEventType): boolean =>
   subscription.enabled && subscription.events.includes(type);
+
+/** A subscription request an operator may correct: its message says what is wrong. */
+export class WebhookRequestError extends Error {
+  override name = 'WebhookRequestError';
+}

@@ -13,7 +13,10 @@ export interface PlantUseCases {
   /** Creates the plant in the caller's tenant (scope plants:write); rejects with `invalid-plant` when a field fails its rule (checked at run time too) and `duplicate-plant` when its id is taken. */
   createPlant(caller: Caller, input: NewPlant): Promise<Plant>;
   /** Lists the caller's plants by ascending id (scope plants:read); limit defaults to 100 and is capped at 1000. */
-  listPlants(caller: Caller, query?: { limit?: number; after?: PlantId }): Promise<PlantPage>;
+  listPlants(
+    caller: Caller,
+    query?: { limit?: number | undefined; after?: PlantId | undefined },
+  ): Promise<PlantPage>;
   /** Deletes one of the caller's plants (scope plants:write); rejects with `plant-not-found` when absent. */
   deletePlant(caller: Caller, id: PlantId): Promise<void>;
 }

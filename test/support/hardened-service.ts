@@ -8,7 +8,7 @@ import {
   type HttpServer,
 } from '../../src/adapters/http/http-server.js';
 import { MemoryPlantStore } from '../../src/adapters/storage/memory/memory-plant-store.js';
-import { PlantService } from '../../src/domain/plant-service.js';
+import { PlantService } from '../../src/application/plant-service.js';
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 

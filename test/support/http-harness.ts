@@ -9,7 +9,8 @@ import {
   type StaticToken,
   type StorageConfig,
 } from '../../src/adapters/config/index.js';
-import { buildService, type Service } from '../../src/composition/build-service.js';
+import { TYPES } from '../../src/composition/identifiers.js';
+import { buildService, type Service } from '../../src/composition/container.js';
 import type { Scope } from '../../src/domain/caller.js';
 import type { PlantStore } from '../../src/ports/plant-store.js';
 import { send, type HttpResponse, type RequestOptions } from './http-client.js';
@@ -60,8 +61,10 @@ export class Api {
     };
     // The real StaticTokenVerifier, rebuilt whenever the tests move tokens to fresh tenants.
     let verifier = new StaticTokenVerifier(tokens);
-    const service = await buildService(config, {
-      verifier: { verify: (token) => verifier.verify(token) },
+    const service = await buildService(config, (container) => {
+      container
+        .rebind(TYPES.TokenVerifier)
+        .toConstantValue({ verify: (token: string) => verifier.verify(token) });
     });
     const server = createServer(service.app.callback());
     server.listen(0, '127.0.0.1');

@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { loadConfig, type JwtConfig, type StaticToken } from '../../src/adapters/config/index.js';
 import { MemoryPlantStore } from '../../src/adapters/storage/memory/memory-plant-store.js';
 import { MemoryTokenStore } from '../../src/adapters/storage/memory/memory-token-store.js';
-import { buildService, type Service } from '../../src/composition/build-service.js';
+import { TYPES } from '../../src/composition/identifiers.js';
+import { buildService, type Service } from '../../src/composition/container.js';
 import type { Scope } from '../../src/domain/caller.js';
 import { send, type HttpResponse, type RequestOptions } from './http-client.js';
 import type { IdentityProvider } from './identity-provider.js';
@@ -51,8 +52,13 @@ export class TokenKindsApi {
       jwt: jwtConfigFor(provider),
       authFailureLimit: 0,
     };
-    const stores = { store: new MemoryPlantStore(), tokenStore: new MemoryTokenStore() };
-    const rebuild = (tokens: StaticToken[]) => buildService({ ...config, tokens }, stores);
+    const plants = new MemoryPlantStore();
+    const tokenStore = new MemoryTokenStore();
+    const rebuild = (tokens: StaticToken[]) =>
+      buildService({ ...config, tokens }, (container) => {
+        container.rebind(TYPES.PlantStore).toConstantValue(plants);
+        container.rebind(TYPES.TokenStore).toConstantValue(tokenStore);
+      });
     const api = new TokenKindsApi(await rebuild([]), rebuild, provider);
     api.server.listen(0, '127.0.0.1');
     await once(api.server, 'listening');

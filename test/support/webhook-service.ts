@@ -5,12 +5,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type Config, type StorageConfig } from '../../src/adapters/config/index.js';
-import { buildService, type Service } from '../../src/composition/build-service.js';
+import { buildContainer, resolveService, type Service } from '../../src/composition/container.js';
+import { TYPES } from '../../src/composition/identifiers.js';
 import {
   defaultWebhookConfig,
   type WebhookConfig,
 } from '../../src/adapters/webhooks/webhook-config.js';
-import { WebhookAdmin } from '../../src/adapters/webhooks/webhook-admin.js';
+import { WebhookAdministrator } from '../../src/application/webhook-administrator.js';
+import { checkReceiverUrl } from '../../src/adapters/webhooks/address-policy.js';
 import type { WebhookOutbox } from '../../src/ports/webhook-outbox.js';
 import type { WebhookSubscriptions } from '../../src/ports/webhook-subscriptions.js';
 import { send, type HttpResponse } from './http-client.js';
@@ -34,7 +36,7 @@ export function webhookFiles(): Pick<WebhookConfig, 'file' | 'outboxFile'> {
 /** The service in this process (real container and HTTP server), delivering webhooks. */
 export class WebhookService {
   readonly tenant = `tenant-${randomUUID()}`;
-  readonly admin: WebhookAdmin;
+  readonly admin: WebhookAdministrator;
 
   private constructor(
     private readonly server: Server,
@@ -43,7 +45,7 @@ export class WebhookService {
     readonly subscriptions: WebhookSubscriptions,
     readonly outbox: WebhookOutbox,
   ) {
-    this.admin = new WebhookAdmin(subscriptions, { allowPrivate: true });
+    this.admin = new WebhookAdministrator(subscriptions, (url) => checkReceiverUrl(url, true));
   }
 
   static async start(
@@ -60,18 +62,15 @@ export class WebhookService {
       logLevel: (process.env.TEST_LOG_LEVEL ?? 'silent') as Config['logLevel'],
       webhooks: defaultWebhookConfig({ ...FAST_WEBHOOKS, ...files, ...webhooks }),
     };
-    const service = await buildService(config);
+    const container = buildContainer(config);
+    const service = await resolveService(container);
+    await service.opened;
     const server = createServer(service.app.callback());
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    service.webhooks!.start();
-    const started = new WebhookService(
-      server,
-      service,
-      token,
-      service.webhooks!.subscriptions,
-      service.webhooks!.outbox,
-    );
+    const opened = await container.get(TYPES.Storage).opened;
+    await service.startDelivery();
+    const started = new WebhookService(server, service, token, opened.webhooks!, opened.outbox!);
     (started as { tenant: string }).tenant = tenant;
     return started;
   }

@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import { TokenAdministrator } from '../../src/adapters/auth/token-administrator.js';
+import { TokenAdministrator } from '../../src/application/token-administrator.js';
 import { loadConfig, type Config } from '../../src/adapters/config/index.js';
 import { MemoryTokenStore } from '../../src/adapters/storage/memory/memory-token-store.js';
-import { buildService } from '../../src/composition/build-service.js';
+import { TYPES } from '../../src/composition/identifiers.js';
+import { buildService } from '../../src/composition/container.js';
 import { send } from '../support/http-client.js';
 import { IdentityProvider } from '../support/identity-provider.js';
 import { jwtConfigFor } from '../support/token-kinds.js';
@@ -31,7 +32,9 @@ describe('buildService: the default token verifier', () => {
         tokens: [{ token: STATIC, tenant: 'wired', scopes: ['plants:read'] }],
         ...config,
       },
-      tokenStore ? { tokenStore } : {},
+      (container) => {
+        if (tokenStore) container.rebind(TYPES.TokenStore).toConstantValue(tokenStore);
+      },
     );
     const server: Server = createServer(service.app.callback());
     server.listen(0, '127.0.0.1');

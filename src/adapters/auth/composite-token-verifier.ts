@@ -1,6 +1,6 @@
 import type { Caller } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { MANAGED_TOKEN_PREFIX } from './token-format.js';
+import { MANAGED_TOKEN_PREFIX } from '../../application/token-format.js';
 
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
@@ -31,6 +31,11 @@ export class CompositeTokenVerifier implements TokenVerifier {
     const caller = this.parts.static.verifyNow?.(token);
     if (caller !== undefined) this.observe('static', 'accepted');
     return caller;
+  }
+
+  /** Ready when the managed tokens' store answers (static and JWT verification need no store). */
+  async ping(): Promise<void> {
+    await this.parts.managed?.ping?.();
   }
 
   async verify(token: string): Promise<Caller | undefined> {

@@ -5,7 +5,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { BoundedCache } from './bounded-cache.js';
-import { digestMatches, managedTokenId } from './token-format.js';
+import { digestMatches, managedTokenId } from '../../application/token-format.js';
 
 /** Tokens (and, separately, unknown ids) remembered per process. */
 const TOKEN_CACHE_CAPACITY = 10_000;
@@ -42,6 +42,11 @@ export class ManagedTokenVerifier implements TokenVerifier {
     // Unknown ids get a cache of their own, so a flood of made-up tokens cannot evict real ones.
     this.unknown = new BoundedCache(capacity, ttlMs, now);
     this.marked = new BoundedCache(capacity, LAST_USED_RESOLUTION_MS, now);
+  }
+
+  /** Ready when the token store answers. */
+  ping(): Promise<void> {
+    return this.store.ping();
   }
 
   async verify(token: string): Promise<Caller | undefined> {

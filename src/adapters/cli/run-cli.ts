@@ -16,7 +16,7 @@ import {
   type Io,
 } from './token-commands.js';
 import { runWebhookCommand } from './webhook-commands.js';
-import type { WebhookAdmin } from '../webhooks/webhook-admin.js';
+import type { WebhookAdministration } from '../../ports/webhook-administration.js';
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {
@@ -29,7 +29,7 @@ export interface CliApplication {
   /** Opens webhook administration over the configured storage (absent: no `webhooks` command). */
   openWebhookAdministration?(
     config: Config,
-  ): Promise<{ webhooks: WebhookAdmin; close(): Promise<void> }>;
+  ): Promise<{ webhooks: WebhookAdministration; close(): Promise<void> }>;
 }
 
 /** The package's version: package.json sits three folders up from src/adapters/cli and dist/adapters/cli alike. */

@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
 import type { WebhookSubscription } from '../../domain/webhook.js';
 import { loadConfig, type Config } from '../config/index.js';
-import { WebhookRequestError, type WebhookAdmin } from '../webhooks/webhook-admin.js';
-import { SUBSCRIPTION_ID } from '../webhooks/webhook-ids.js';
+import { WebhookRequestError } from '../../domain/webhook.js';
+import type { WebhookAdministration } from '../../ports/webhook-administration.js';
+import { SUBSCRIPTION_ID } from '../../application/webhook-ids.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import type { Io } from './token-commands.js';
 
@@ -47,9 +48,9 @@ const iso = (date: Date | undefined): string =>
 
 const withoutSecret = ({ secret: _secret, ...rest }: WebhookSubscription) => rest;
 
-type Command = (admin: WebhookAdmin, args: string[], io: Io) => Promise<number>;
+type Command = (admin: WebhookAdministration, args: string[], io: Io) => Promise<number>;
 
-async function add(admin: WebhookAdmin, args: string[], io: Io): Promise<number> {
+async function add(admin: WebhookAdministration, args: string[], io: Io): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -79,7 +80,7 @@ async function add(admin: WebhookAdmin, args: string[], io: Io): Promise<number>
   return EXIT.ok;
 }
 
-async function list(admin: WebhookAdmin, args: string[], io: Io): Promise<number> {
+async function list(admin: WebhookAdministration, args: string[], io: Io): Promise<number> {
   const { values } = parseArgs({
     args,
     options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
@@ -118,7 +119,7 @@ async function list(admin: WebhookAdmin, args: string[], io: Io): Promise<number
 
 /** The commands that take one subscription id. */
 function byId(
-  act: (admin: WebhookAdmin, id: string) => Promise<WebhookSubscription | boolean | undefined>,
+  act: (admin: WebhookAdministration, id: string) => Promise<WebhookSubscription | boolean | undefined>,
   done: (subscription: WebhookSubscription | boolean, io: Io, id: string) => void,
 ): Command {
   return async (admin, args, io) => {
@@ -183,7 +184,7 @@ export async function runWebhookCommand(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   io: Io,
-  open: (config: Config) => Promise<{ webhooks: WebhookAdmin; close(): Promise<void> }>,
+  open: (config: Config) => Promise<{ webhooks: WebhookAdministration; close(): Promise<void> }>,
 ): Promise<number> {
   const [sub, ...args] = argv;
   if (sub === undefined) {

@@ -1,3 +1,4 @@
+import { LOG_LEVELS, type LogLevel } from '../logger.js';
 import type { HttpLimits } from '../http/http-server.js';
 import { loadWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config.js';
 import { ConfigError } from './config-error.js';
@@ -17,8 +18,7 @@ export type { JwtConfig } from './jwt.js';
 export type { StorageConfig, StorageConfigOf, StorageKind } from './storage.js';
 export { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type StaticToken } from './tokens.js';
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type { LogLevel };
 
 /** Everything the service reads from its environment, checked, defaults applied. */
 export interface Config {

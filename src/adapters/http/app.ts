@@ -18,7 +18,7 @@ import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { metricsRoutes } from './metrics-route.js';
 import { readiness } from './readiness.js';
 import { requestObserver, type RequestCounts } from './request-observer.js';
-import { sendJson } from './send-json.js';
+import { answerJson } from './json-answer.js';
 import { Router } from '@koa/router';
 
 /** The Koa application; callers need only its `callback()`. */
@@ -46,6 +46,11 @@ export interface HttpAppOptions {
   tracer?: Tracer | undefined;
   /** Where the requests in flight are counted (the host reads it at shutdown). */
   counts?: RequestCounts;
+  /**
+   * A host's own id of the request (e.g. from its context), used in X-Request-Id and every log
+   * line of the request; undefined (or absent) takes a well-formed X-Request-Id or a fresh UUID.
+   */
+  requestId?: ((ctx: Koa.Context) => string | undefined) | undefined;
 }
 
 const documents = new Map<string, string>();
@@ -73,8 +78,8 @@ function openRoutes(
   tokenStore: Pick<TokenStore, 'ping'> | undefined,
 ): Router {
   const router = new Router();
-  router.get('/openapi.json', (ctx) => sendJson(ctx, 200, openApiJson(ctx.mountPath)));
-  router.get('/healthz', (ctx) => sendJson(ctx, 200, '{"status":"ok"}'));
+  router.get('/openapi.json', (ctx) => answerJson(ctx, 200, openApiJson(ctx.mountPath)));
+  router.get('/healthz', (ctx) => answerJson(ctx, 200, '{"status":"ok"}'));
   router.get('/readyz', readiness({ plants: store, tokens: tokenStore }));
   return router;
 }
@@ -93,6 +98,7 @@ export function createHttpApp({
   metrics,
   tracer,
   counts,
+  requestId,
 }: HttpAppOptions): HttpApp {
   const app = new Koa();
   const limits = {
@@ -103,7 +109,9 @@ export function createHttpApp({
   if (docs) routers.push(docsRoutes());
   if (metrics) routers.push(metricsRoutes(metrics, tokens, limits));
 
-  app.use(requestObserver({ logger, accessLog, metrics, tracer, ...(counts && { counts }) }));
+  app.use(
+    requestObserver({ logger, accessLog, metrics, tracer, requestId, ...(counts && { counts }) }),
+  );
   app.use(errorHandler(logger));
   for (const router of routers) app.use(router.routes());
   // Reached only when no route took the request: 405 if the path exists with other methods, else 404.

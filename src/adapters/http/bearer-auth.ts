@@ -4,6 +4,7 @@ import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { AuthFailureBudget } from './auth-failure-budget.js';
 import { problem } from './error-catalogue.js';
 import { HttpProblem } from './http-problem.js';
+import { requestState } from './request-state.js';
 import type { Admit } from './rate-limit.js';
 
 // RFC 6750 b64token (RFC 7235 token68).
@@ -39,10 +40,6 @@ function bearerToken(ctx: Context): string {
   return token;
 }
 
-export interface CallerState {
-  caller: Caller;
-}
-
 /** What bounds callers besides their tokens; both are optional. */
 export interface AuthLimits {
   /** The tenant's request budget. */
@@ -61,7 +58,7 @@ export function authorize(
   tokens: TokenVerifier,
   scope: Scope,
   { admit, failures }: AuthLimits = {},
-): Middleware<CallerState> {
+): Middleware {
   // Malformed or missing credentials (400 40005, 401 40101) count against the address; a store
   // outage is not the client's.
   const charged = (address: string | undefined, error: unknown): never => {
@@ -69,7 +66,7 @@ export function authorize(
     throw error;
   };
   const admitted = (
-    ctx: Context & { state: CallerState },
+    ctx: Context,
     address: string | undefined,
     caller: Caller | undefined,
   ): void => {
@@ -79,7 +76,7 @@ export function authorize(
     }
     admit?.(caller, caller.scopes.includes(scope));
     requireScope(caller, scope);
-    ctx.state.caller = caller;
+    requestState(ctx).caller = caller;
   };
   // Not async: a token known without I/O (a configured one) goes on to the route at once, sparing
   // every request the microtasks of three awaits.

@@ -3,8 +3,9 @@ import { isPlantError, type PlantError, type PlantErrorCode } from '../../domain
 import type { Logger } from '../../ports/logger.js';
 import { problem } from './error-catalogue.js';
 import { HttpProblem } from './http-problem.js';
-import { requestLog, type ObservedState } from './request-observer.js';
-import { sendJson } from './send-json.js';
+import { answerJson } from './json-answer.js';
+import { requestLog } from './request-observer.js';
+import { requestState } from './request-state.js';
 
 /** The domain's refusals, in the contract's terms; a new domain code fails to compile until mapped. */
 const DOMAIN_ERRORS: { readonly [C in PlantErrorCode]: (error: PlantError) => HttpProblem } = {
@@ -45,7 +46,7 @@ export function errorHandler(logger: Logger): Middleware {
       if (answer === undefined) {
         // The request's logger adds its id, which the answer's message and X-Request-Id carry too.
         const log = requestLog(ctx, logger);
-        const { requestId = '' } = ctx.state as ObservedState;
+        const { requestId } = requestState(ctx);
         log.error({ err: error, method: ctx.method, path: ctx.path }, 'unexpected failure');
         answer = problem('unexpected-failure', requestId);
       } else if (answer.status === 503) {
@@ -55,7 +56,7 @@ export function errorHandler(logger: Logger): Middleware {
           'answered 503',
         );
       }
-      (ctx.state as ObservedState).errorCode = answer.code;
-      sendJson(ctx, answer.status, answer.json(), answer.headers);
+      requestState(ctx).errorCode = answer.code;
+      answerJson(ctx, answer.status, answer.json(), answer.headers);
     });
 }

@@ -4,6 +4,7 @@ import getRawBody from 'raw-body';
 import { BODY_LIMIT_BYTES } from './body-limit.js';
 import { readEncodedBody } from './encoded-body.js';
 import { problem } from './error-catalogue.js';
+import { requestState } from './request-state.js';
 
 const NUMBER = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?$/;
 
@@ -78,9 +79,6 @@ export const requireJson: Middleware = (ctx, next) => {
   return next();
 };
 
-// Where readBody leaves the bytes: the state's own key, typed by bodyBytes alone.
-const BODY = Symbol('request body bytes');
-
 /**
  * Reads the raw body bytes for `bodyBytes`: one exact parse happens afterwards, so the body
  * is never parsed twice and no integer passes through JSON.parse's doubles. A body without a
@@ -101,12 +99,11 @@ export const readBody: Middleware = async (ctx, next) => {
       ...(length !== undefined && { length: ~~length }),
     });
   }
-  (ctx.state as Record<symbol, unknown>)[BODY] = body;
+  requestState(ctx).body = body;
   await next();
 };
 
 /** The bytes readBody stored (none when the request had no body). */
 export function bodyBytes(ctx: { state: unknown }): Uint8Array {
-  const body = (ctx.state as Record<symbol, unknown>)[BODY];
-  return body instanceof Uint8Array ? body : new Uint8Array(0);
+  return requestState(ctx).body ?? new Uint8Array(0);
 }

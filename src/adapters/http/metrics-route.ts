@@ -1,7 +1,7 @@
 import { Router } from '@koa/router';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { ServiceMetrics } from '../telemetry/service-metrics.js';
-import { authorize, type AuthLimits, type CallerState } from './bearer-auth.js';
+import { authorize, type AuthLimits } from './bearer-auth.js';
 
 /**
  * GET /metrics in the Prometheus text format, for a bearer token with the scope `metrics:read`
@@ -11,8 +11,8 @@ export function metricsRoutes(
   metrics: ServiceMetrics,
   tokens: TokenVerifier,
   limits?: AuthLimits,
-): Router<CallerState> {
-  const router = new Router<CallerState>();
+): Router {
+  const router = new Router();
   router.get('/metrics', authorize(tokens, 'metrics:read', limits), async function getMetrics(ctx) {
     const { text, type } = await metrics.exposition();
     ctx.body = text;

@@ -4,12 +4,13 @@ import type { NewPlant, Plant } from '../../domain/plant.js';
 import { jsonString } from '../../domain/json-text.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { authorize, type AuthLimits, type CallerState } from './bearer-auth.js';
+import { authorize, type AuthLimits } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
 import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.js';
 import { mountPrefix } from './mount-prefix.js';
 import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
-import { sendJson } from './send-json.js';
+import { answerJson } from './json-answer.js';
+import { callerOf } from './request-state.js';
 
 /** A Plant as JSON, whitelisting name and tag (never the id). */
 function plantJson(plant: Plant): string {
@@ -33,8 +34,8 @@ interface PlantRouteOptions {
 }
 
 /** The interface's three operations, named as in the interface; each step in the contract's order. */
-export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Router<CallerState> {
-  const router = new Router<CallerState>();
+export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Router {
+  const router = new Router();
   const reader = authorize(tokens, 'plants:read', limits);
   const writer = authorize(tokens, 'plants:write', limits);
 
@@ -44,8 +45,8 @@ export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Rout
     // Untyped JSON: createPlant checks every field at run time, so the cast only skips the compile-time one.
     const input = parseJsonObject(bodyBytes(ctx)) as unknown as NewPlant;
     return plants
-      .createPlant(ctx.state.caller, input)
-      .then((plant) => sendJson(ctx, 200, plantJson(plant)));
+      .createPlant(callerOf(ctx), input)
+      .then((plant) => answerJson(ctx, 200, plantJson(plant)));
   });
 
   router.get('/plants', reader, function listPlants(ctx) {
@@ -56,21 +57,21 @@ export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Rout
     const query: { limit?: number; after?: PlantId } = {};
     if (limit !== undefined) query.limit = limit;
     if (after !== undefined) query.after = after;
-    return plants.listPlants(ctx.state.caller, query).then((page) => {
+    return plants.listPlants(callerOf(ctx), query).then((page) => {
       const json = plantsJson(page.plants);
-      if (page.next === undefined) return sendJson(ctx, 200, json);
+      if (page.next === undefined) return answerJson(ctx, 200, json);
       // The path alone (under a mount, with its prefix): an absolute-form target
       // (`GET http://host/plants`) must not pick the host.
       const path = mountPrefix(ctx.mountPath) + ctx.path;
       const link = nextLink(path, limitText as string | undefined, page.next);
-      sendJson(ctx, 200, json, { link });
+      answerJson(ctx, 200, json, { link });
     });
   });
 
   router.delete('/plants/:id', writer, async function deletePlant(ctx) {
     const id = parsePlantId(ctx.params.id ?? '');
     if (id === undefined) throw problem('invalid-id');
-    await plants.deletePlant(ctx.state.caller, id);
+    await plants.deletePlant(callerOf(ctx), id);
     ctx.status = 204;
   });
 

@@ -1,6 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { HttpProblem } from './http-problem.js';
-import { JSON_TYPE } from './send-json.js';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** The raw HTTP/1.1 bytes of a refusal that closes the connection, for a socket no response owns. */
 export function rawAnswer(refusal: HttpProblem): string {

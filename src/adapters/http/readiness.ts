@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { PlantStore } from '../../ports/plant-store.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import { toProblem } from './error-handler.js';
-import { sendJson } from './send-json.js';
+import { answerJson } from './json-answer.js';
 
 /** The stores readiness asks, by the name its body gives them. */
 export interface ReadinessStores {
@@ -29,10 +29,10 @@ export function readiness(stores: ReadinessStores): Middleware {
       failing.push(parts[i]![0]);
       first ??= result.reason;
     });
-    if (failing.length === 0) return sendJson(ctx, 200, '{"status":"ready"}');
+    if (failing.length === 0) return answerJson(ctx, 200, '{"status":"ready"}');
     const answer = toProblem(first);
     if (answer === undefined || answer.status !== 503) throw first;
     const body = JSON.stringify({ error: answer.code, message: answer.message, failing });
-    sendJson(ctx, 503, body, answer.headers);
+    answerJson(ctx, 503, body, answer.headers);
   };
 }

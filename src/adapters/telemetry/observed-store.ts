@@ -23,8 +23,7 @@ function reasonOf(error: Error): string {
  * The store with each of `operations` timed (latency and errors by operation and adapter), traced
  * (a client span per call with the database semantic conventions, when a tracer is given) and
  * reported to the store's OutageReporter: the one place where every adapter's calls are watched.
- * No port method takes more than three arguments, so none is gathered into an array; the method
- * is looked up at each call, since a store still opening (opening-storage.ts) changes it once open.
+ * No port method takes more than three arguments, so none is gathered into an array.
  */
 export function observedStore<T extends object>(
   store: T,
@@ -33,7 +32,7 @@ export function observedStore<T extends object>(
 ): T {
   const observed: Record<string, Call> = {};
   for (const operation of operations) {
-    const duration = metrics?.storeDuration.series(outages.store, operation, adapter);
+    const duration = metrics?.storeDuration.labels(outages.store, operation, adapter);
     const errors = metrics?.storeErrors.labels(outages.store, operation, adapter);
     const succeeded = (started: number, span: Span | undefined, value: unknown): unknown => {
       duration?.observe((performance.now() - started) / 1000);
@@ -54,13 +53,14 @@ export function observedStore<T extends object>(
       }
       throw error;
     };
+    const call = (store[operation] as Call).bind(store);
     const name = `${operation} ${outages.store}`;
     const attributes = { 'db.system': adapter, 'db.operation.name': operation };
     observed[operation] =
       tracer === undefined
         ? (a, b, c) => {
             const started = performance.now();
-            return (store[operation] as Call).call(store, a, b, c).then(
+            return call(a, b, c).then(
               (value) => succeeded(started, undefined, value),
               (error: unknown) => failed(started, undefined, error),
             );
@@ -70,7 +70,7 @@ export function observedStore<T extends object>(
             // become active itself, which spares a context switch per call.
             const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
             const started = performance.now();
-            return (store[operation] as Call).call(store, a, b, c).then(
+            return call(a, b, c).then(
               (value) => succeeded(started, span, value),
               (error: unknown) => failed(started, span, error),
             );

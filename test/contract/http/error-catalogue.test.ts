@@ -7,7 +7,7 @@ import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { ERROR_ROWS, problem, type ErrorName } from '../../../src/adapters/http/error-catalogue.js';
 import type { HttpProblem } from '../../../src/adapters/http/http-problem.js';
 import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-plant-store.js';
-import { PlantService } from '../../../src/domain/plant-service.js';
+import { PlantService } from '../../../src/application/plant-service.js';
 import { send } from '../../support/http-client.js';
 
 const ROOT = new URL('../../../', import.meta.url);

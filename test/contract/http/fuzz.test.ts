@@ -8,7 +8,7 @@ import {
   type HttpServer,
 } from '../../../src/adapters/http/http-server.js';
 import { send } from '../../support/http-client.js';
-import { buildService, type Service } from '../../../src/composition/build-service.js';
+import { buildService, type Service } from '../../../src/composition/container.js';
 import { OpenApiValidator } from '../../support/openapi-validator.js';
 import { rawExchange } from '../../support/raw-exchange.js';
 import { fuzzRequests, type FuzzRequest } from './fuzz-requests.js';

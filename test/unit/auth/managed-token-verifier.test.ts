@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ManagedTokenVerifier } from '../../../src/adapters/auth/managed-token-verifier.js';
-import { TokenAdministrator } from '../../../src/adapters/auth/token-administrator.js';
+import { TokenAdministrator } from '../../../src/application/token-administrator.js';
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
 import { TokenRequestError, type TokenRequest } from '../../../src/domain/managed-token.js';
 import type { TokenStore } from '../../../src/ports/token-store.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { TokenAdministrator } from '../../../src/adapters/auth/token-administrator.js';
+import { TokenAdministrator } from '../../../src/application/token-administrator.js';
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
 import { TokenRequestError } from '../../../src/domain/managed-token.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Caller } from '../../../src/domain/caller.js';
 import { PlantError } from '../../../src/domain/errors.js';
-import { PlantService } from '../../../src/domain/plant-service.js';
+import { PlantService } from '../../../src/application/plant-service.js';
 import type { StoredPlant } from '../../../src/domain/plant.js';
 import type { PlantStore } from '../../../src/ports/plant-store.js';
 import { rejection } from '../../support/rejection.js';

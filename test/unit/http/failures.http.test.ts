@@ -5,7 +5,7 @@ import { StaticTokenVerifier } from '../../../src/adapters/auth/static-token-ver
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-plant-store.js';
 import { PlantError } from '../../../src/domain/errors.js';
-import { PlantService } from '../../../src/domain/plant-service.js';
+import { PlantService } from '../../../src/application/plant-service.js';
 import type { PlantStore } from '../../../src/ports/plant-store.js';
 import { send } from '../../support/http-client.js';
 import { expectError } from '../../support/http-harness.js';

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { StaticTokenVerifier } from '../../../src/adapters/auth/static-token-verifier.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
 import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-plant-store.js';
-import { PlantService } from '../../../src/domain/plant-service.js';
+import { PlantService } from '../../../src/application/plant-service.js';
 import { send, type HttpResponse } from '../../support/http-client.js';
 
 const TOKEN = 'observer-tests-token-0123456789';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { PlantError } from '../../../src/domain/errors.js';
 import type { Logger } from '../../../src/ports/logger.js';
 import type { Storage } from '../../../src/ports/storage.js';
-import { openingStorage } from '../../../src/adapters/storage/opening-storage.js';
+import { StartingStorage } from '../../../src/adapters/storage/starting-storage.js';
 import { StorageNotReady, waitForStorage } from '../../../src/adapters/storage/startup.js';
 import { StorageOpenError } from '../../../src/adapters/storage/storage-open-error.js';
 import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-plant-store.js';
@@ -86,7 +86,7 @@ describe('openingStorage', () => {
       tokens: new MemoryTokenStore(),
       close: async () => {},
     };
-    const storage = openingStorage(() => new Promise((resolve) => (finish = resolve)));
+    const storage = new StartingStorage(() => new Promise((resolve) => (finish = resolve)));
 
     const early = await rejection(storage.plants.ping(), PlantError);
     expect(early.code).to.equal('storage-unavailable');
@@ -99,8 +99,8 @@ describe('openingStorage', () => {
 
   it('when it is closed while opening, then the wait is aborted', async () => {
     let signal: AbortSignal | undefined;
-    const storage = openingStorage(
-      (given) =>
+    const storage = new StartingStorage(
+      (given: AbortSignal) =>
         new Promise((_, reject) => {
           signal = given;
           given.addEventListener('abort', () => reject(given.reason));

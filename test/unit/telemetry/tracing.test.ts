@@ -9,7 +9,7 @@ import {
 import { expect } from 'chai';
 import { loadConfig } from '../../../src/adapters/config/index.js';
 import { activeTracer, tracingRequested } from '../../../src/adapters/telemetry/tracing.js';
-import { buildService, type Service } from '../../../src/composition/build-service.js';
+import { buildService, type Service } from '../../../src/composition/container.js';
 
 const TOKEN = 'tracing-test-token-0123456789';
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';

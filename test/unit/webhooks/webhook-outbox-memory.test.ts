@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { FileWebhookOutbox } from '../../../src/adapters/storage/memory/file-webhook-outbox.js';
-import { newEventId, newWebhookSecret } from '../../../src/adapters/webhooks/webhook-ids.js';
+import { newEventId, newWebhookSecret } from '../../../src/application/webhook-ids.js';
 import {
   signature,
   signingKey,

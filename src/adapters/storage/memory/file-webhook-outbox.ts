@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { PlantError } from '../../../domain/errors.js';
 import { eventBody, type PlantEvent, type WebhookEventType } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
-import { newEventId } from '../../webhooks/webhook-ids.js';
+import { newEventId } from '../../../application/webhook-ids.js';
 import { writeAtomically } from './locked-file.js';
 
 type Entry = Omit<PendingDelivery, 'attempts'> & { attempts: number; due: number };

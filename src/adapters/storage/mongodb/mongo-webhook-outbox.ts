@@ -1,7 +1,7 @@
 import { ObjectId, type Collection } from 'mongodb';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
-import { newEventId } from '../../webhooks/webhook-ids.js';
+import { newEventId } from '../../../application/webhook-ids.js';
 import { withinDeadline } from './mongo-errors.js';
 import type { PendingEntry, PlantDocument } from './mongo-plant-store.js';
 import type { MongoWebhookStore } from './mongo-webhook-store.js';

@@ -3,7 +3,7 @@ import type { PlantId } from '../../../domain/plant-id.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
 import type { StoredPlant } from '../../../domain/plant.js';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
-import { newEventId } from '../../webhooks/webhook-ids.js';
+import { newEventId } from '../../../application/webhook-ids.js';
 import { webhookKeys } from './redis-webhook-keys.js';
 import type { PlantStore } from '../../../ports/plant-store.js';
 import { isRefusalError, isUnavailableError, type RedisClient } from './redis-client.js';

@@ -1,5 +1,5 @@
-import type { Scope } from '../../domain/caller.js';
-import { PlantError } from '../../domain/errors.js';
+import type { Scope } from '../domain/caller.js';
+import { PlantError } from '../domain/errors.js';
 import {
   checkTokenRequest,
   toSummary,
@@ -7,13 +7,13 @@ import {
   type ManagedToken,
   type TokenRequest,
   type TokenSummary,
-} from '../../domain/managed-token.js';
+} from '../domain/managed-token.js';
 import type {
   IssuedToken,
   Revocation,
   TokenAdministration,
-} from '../../ports/token-administration.js';
-import type { TokenStore } from '../../ports/token-store.js';
+} from '../ports/token-administration.js';
+import type { TokenStore } from '../ports/token-store.js';
 import { mintToken, referencedTokenId, tokenDigest } from './token-format.js';
 
 /** The token administration over a token store: the one place tokens are minted. */

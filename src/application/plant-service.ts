@@ -1,33 +1,40 @@
-import { requireScope, type Caller } from './caller.js';
-import { PlantError } from './errors.js';
-import { isPlantId, type PlantId } from './plant-id.js';
-import { parseNewPlant, toPlant, type NewPlant, type Plant } from './plant.js';
+import { OPERATION_SCOPES, requireScope, type Caller } from '../domain/caller.js';
+import { PlantError } from '../domain/errors.js';
+import { isPlantId, type PlantId } from '../domain/plant-id.js';
+import { parseNewPlant, toPlant, type NewPlant, type Plant } from '../domain/plant.js';
+import type { PlantEvents } from '../ports/plant-events.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantPage, PlantUseCases } from '../ports/plant-use-cases.js';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
-/** The plant use cases, over any PlantStore. */
+/**
+ * The plant use cases, over any PlantStore. A create's event goes to the store with the plant (a
+ * store with webhooks records both or neither); `events` hears of it once recorded.
+ */
 export class PlantService implements PlantUseCases {
-  constructor(private readonly store: PlantStore) {}
+  constructor(
+    private readonly store: PlantStore,
+    private readonly events?: PlantEvents,
+  ) {}
 
   async createPlant(caller: Caller, input: NewPlant): Promise<Plant> {
-    requireScope(caller, 'plants:write');
+    requireScope(caller, OPERATION_SCOPES.createPlant);
     // Checked again at run time: a caller without types can pass anything.
     const plant = parseNewPlant(input);
-    // The event goes with the plant: a store records both or neither.
     if (!(await this.store.insert(caller.tenant, plant, { type: 'plant.created', plant }))) {
       throw new PlantError('duplicate-plant', `a plant with id ${plant.id} already exists`);
     }
+    this.events?.recorded(caller.tenant);
     return toPlant(plant);
   }
 
   async listPlants(
     caller: Caller,
-    query: { limit?: number; after?: PlantId } = {},
+    query: { limit?: number | undefined; after?: PlantId | undefined } = {},
   ): Promise<PlantPage> {
-    requireScope(caller, 'plants:read');
+    requireScope(caller, OPERATION_SCOPES.listPlants);
     const { limit = DEFAULT_LIMIT, after } = query;
     if (!Number.isSafeInteger(limit) || limit < 0) {
       throw new PlantError('invalid-query', 'limit must be a whole number of at least 0');
@@ -45,7 +52,7 @@ export class PlantService implements PlantUseCases {
   }
 
   async deletePlant(caller: Caller, id: PlantId): Promise<void> {
-    requireScope(caller, 'plants:write');
+    requireScope(caller, OPERATION_SCOPES.deletePlant);
     if (!isPlantId(id)) throw new PlantError('invalid-plant', 'id must be an int64 plant id');
     if (!(await this.store.delete(caller.tenant, id))) {
       throw new PlantError('plant-not-found', `no plant with id ${id}`);

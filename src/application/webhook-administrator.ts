@@ -1,18 +1,18 @@
-import { checkTenant } from '../../domain/tenant.js';
+import { checkTenant } from '../domain/tenant.js';
 import {
   isWebhookEventType,
   WEBHOOK_EVENTS,
+  WebhookRequestError,
   type WebhookEventType,
   type WebhookSubscription,
-} from '../../domain/webhook.js';
-import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
-import { checkReceiverUrl } from './address-policy.js';
+} from '../domain/webhook.js';
+import type {
+  ReceiverUrlCheck,
+  SubscriptionRequest,
+  WebhookAdministration,
+} from '../ports/webhook-administration.js';
+import type { WebhookSubscriptions } from '../ports/webhook-subscriptions.js';
 import { newSubscriptionId, newWebhookSecret } from './webhook-ids.js';
-
-/** A request an operator may correct: its message says what is wrong. */
-export class WebhookRequestError extends Error {
-  override name = 'WebhookRequestError';
-}
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -20,18 +20,13 @@ export const MAX_URL_LENGTH = 2048;
  * Managing subscriptions, as `plant-store webhooks` and embedders do it: checks requests, makes
  * ids and secrets, and resets a subscription's failures when it is enabled again.
  */
-export class WebhookAdmin {
+export class WebhookAdministrator implements WebhookAdministration {
   constructor(
     private readonly store: WebhookSubscriptions,
-    private readonly options: { allowPrivate: boolean },
+    private readonly checkReceiverUrl: ReceiverUrlCheck,
   ) {}
 
-  /** Adds a subscription; the result holds its secret, which is shown once. */
-  async add(request: {
-    tenant: string;
-    url: string;
-    events?: readonly string[];
-  }): Promise<WebhookSubscription> {
+  async add(request: SubscriptionRequest): Promise<WebhookSubscription> {
     const { tenant, url } = request;
     if (tenant === '') throw new WebhookRequestError('a tenant is required (--tenant T)');
     // The one tenant rule of every token: a subscription no token could reach is refused.
@@ -40,7 +35,7 @@ export class WebhookAdmin {
     const refusal =
       url.length > MAX_URL_LENGTH
         ? 'the URL is too long'
-        : checkReceiverUrl(url, this.options.allowPrivate);
+        : this.checkReceiverUrl(url);
     if (refusal !== undefined) throw new WebhookRequestError(refusal);
     const events = [...new Set(request.events?.length ? request.events : ['plant.created'])];
     const unknown = events.find((event) => !isWebhookEventType(event));
@@ -72,12 +67,11 @@ export class WebhookAdmin {
     return this.store.remove(id);
   }
 
-  /** A new secret; deliveries are signed with it from the next attempt on. */
   rotateSecret(id: string): Promise<WebhookSubscription | undefined> {
     return this.store.update(id, { secret: newWebhookSecret() });
   }
 
-  /** Enabled again, with its failures forgotten (so the disable period starts afresh). */
+  // Enabled again with its failures forgotten, so that the disable period starts afresh.
   enable(id: string): Promise<WebhookSubscription | undefined> {
     return this.store.update(id, { enabled: true, disabledAt: null, health: { failures: 0 } });
   }

@@ -1,0 +1,18 @@
+import type { Context } from 'koa';
+
+/**
+ * Answers with a JSON text through Koa (`ctx.status`, `ctx.type`, `ctx.body`), so that a host's
+ * middleware around the app (CORS, security headers, compression) sees and may change the answer.
+ * The text is built by the caller, exactly (int64 ids, whitelisted fields); Koa sets its length.
+ */
+export function answerJson(
+  ctx: Context,
+  status: number,
+  json: string,
+  headers?: Readonly<Record<string, string>>,
+): void {
+  ctx.status = status;
+  if (headers !== undefined) ctx.set(headers);
+  ctx.type = 'application/json';
+  ctx.body = json;
+}

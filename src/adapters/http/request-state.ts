@@ -1,0 +1,33 @@
+import type { Caller } from '../../domain/caller.js';
+import type { Logger } from '../../ports/logger.js';
+
+/**
+ * What the library keeps for one request, under a key of its own on `ctx.state`: a host's own
+ * `ctx.state` keys (`requestId`, `log`, `user`, ...) are neither read nor overwritten.
+ */
+export interface RequestState {
+  /** The request's id: the host's (HttpAppOptions.requestId), a well-formed X-Request-Id, or a fresh UUID. */
+  requestId: string;
+  /** The authenticated caller, once bearer-auth.ts has accepted its token. */
+  caller?: Caller;
+  /** The Error body's code, set by the error handler. */
+  errorCode?: number;
+  /** The request body's bytes, set by json-body.ts's readBody. */
+  body?: Uint8Array;
+  /** The request's logger (every line carries the request id), made on first use. */
+  log?: Logger;
+}
+
+/** The key of the library's per-request state on `ctx.state`. */
+export const REQUEST_STATE = Symbol('plant-store request');
+
+/** The library's state of this request (the request observer creates it first). */
+export function requestState(ctx: { state: unknown }): RequestState {
+  const state = ctx.state as Record<symbol, RequestState | undefined>;
+  return (state[REQUEST_STATE] ??= { requestId: '' });
+}
+
+/** The caller bearer-auth.ts accepted; routes behind `authorize` always have one. */
+export function callerOf(ctx: { state: unknown }): Caller {
+  return requestState(ctx).caller!;
+}

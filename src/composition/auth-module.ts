@@ -1,0 +1,27 @@
+import { ContainerModule } from 'inversify';
+import { CompositeTokenVerifier } from '../adapters/auth/composite-token-verifier.js';
+import { JwtTokenVerifier } from '../adapters/auth/jwt-token-verifier.js';
+import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js';
+import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
+import type { Config } from '../adapters/config/index.js';
+import { optional, TYPES } from './identifiers.js';
+
+/** Bearer tokens: configured (static), managed (the token store, cached) and JWT (when configured). */
+export const authModule = (config: Config): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TYPES.TokenVerifier).toResolvedValue(
+      (tokenStore, logger, metrics) =>
+        new CompositeTokenVerifier(
+          {
+            static: new StaticTokenVerifier(config.tokens),
+            managed: new ManagedTokenVerifier(tokenStore, {
+              logger,
+              ttlMs: config.tokenCacheSeconds * 1000,
+            }),
+            jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
+          },
+          metrics?.tokenVerified,
+        ),
+      [TYPES.TokenStore, TYPES.Logger, optional(TYPES.Metrics)],
+    );
+  });

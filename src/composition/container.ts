@@ -1,0 +1,107 @@
+import { Container } from 'inversify';
+import type { Config } from '../adapters/config/index.js';
+import type { HttpApp } from '../adapters/http/app.js';
+import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
+import type { Logger } from '../ports/logger.js';
+import type { PlantStore } from '../ports/plant-store.js';
+import type { PlantUseCases } from '../ports/plant-use-cases.js';
+import type { TokenAdministration } from '../ports/token-administration.js';
+import { authModule } from './auth-module.js';
+import { TYPES } from './identifiers.js';
+import { applicationModule, baseModule, httpModule, webhooksModule } from './service-modules.js';
+import { storageModule } from './storage-module.js';
+import { telemetryModule } from './telemetry-module.js';
+
+/** The service, resolved from its container: what a host program uses. */
+export interface Service {
+  /** The HTTP interface: mount `app.callback()` on a node:http server, or the app in a host Koa app. */
+  app: HttpApp;
+  /** The core's use cases, for callers without HTTP. */
+  plants: PlantUseCases;
+  /** Issue, list and revoke managed tokens in the service's token store. */
+  tokens: TokenAdministration;
+  /** The plant store behind the use cases (observed). */
+  store: PlantStore;
+  logger: Logger;
+  /** The Prometheus metrics; undefined when PLANT_STORE_METRICS is off. */
+  metrics: ServiceMetrics | undefined;
+  /** Resolves once the storage is open; rejects with why it cannot be (the service is then closed). */
+  readonly opened: Promise<void>;
+  /** Starts delivering webhooks from the storage's outbox once it is open (`serve` does). */
+  startDelivery(): Promise<void>;
+  /** Requests received and not answered yet. */
+  requestsInFlight(): number;
+  /** Stops delivery and closes the storage the service opened (bound stores stay the caller's). */
+  close(): Promise<void>;
+}
+
+/**
+ * The service's container: one module per concern, each port bound to its adapter for `config`.
+ * An embedder may `rebind` any identifier of TYPES (its own store, logger, verifier, metrics
+ * registry, ...) before `resolveService`. Nothing connects or starts until then.
+ */
+export function buildContainer(config: Config): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.load(
+    baseModule(config),
+    telemetryModule(config),
+    storageModule(config),
+    authModule(config),
+    webhooksModule(config),
+    applicationModule(),
+    httpModule(config),
+  );
+  return container;
+}
+
+/**
+ * Resolves the service from its container at once, its storage opening in the background (waiting
+ * up to PLANT_STORE_STARTUP_TIMEOUT for a store that is not up yet): until it is open, the stores
+ * answer 503, so that a host can serve /healthz while start-up waits (`plant-store serve`).
+ */
+export async function resolveService(container: Container): Promise<Service> {
+  const storage = container.get(TYPES.Storage);
+  try {
+    const delivery = container.get(TYPES.WebhookDelivery);
+    const counts = container.get(TYPES.RequestCounts);
+    return {
+      app: await container.getAsync(TYPES.HttpApp),
+      plants: container.get(TYPES.PlantUseCases),
+      tokens: container.get(TYPES.TokenAdministration),
+      store: container.get(TYPES.PlantStore),
+      logger: container.get(TYPES.Logger),
+      metrics: container.get(TYPES.Metrics, { optional: true }),
+      opened: storage.opened.then(
+        () => {},
+        async (error: unknown) => {
+          await storage.close();
+          throw error;
+        },
+      ),
+      startDelivery: async () => delivery.start(await storage.opened),
+      requestsInFlight: () => counts.inFlight,
+      close: async () => {
+        await delivery.stop();
+        await storage.close();
+      },
+    };
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+}
+
+/**
+ * The service for `config`, resolved once its storage is open (so that a bad URL fails here, not
+ * at the first request). `configure` may rebind ports of the container first.
+ */
+export async function buildService(
+  config: Config,
+  configure?: (container: Container) => void,
+): Promise<Service> {
+  const container = buildContainer(config);
+  configure?.(container);
+  const service = await resolveService(container);
+  await service.opened;
+  return service;
+}

@@ -1,0 +1,22 @@
+import { ContainerModule } from 'inversify';
+import type { Config } from '../adapters/config/index.js';
+import { openStorage } from '../adapters/storage/registry.js';
+import { StartingStorage } from '../adapters/storage/starting-storage.js';
+import { TYPES } from './identifiers.js';
+
+/**
+ * The configured storage technology: its opener (memory, Redis or MongoDB, chosen by
+ * PLANT_STORE_STORAGE; a server's driver is loaded only when chosen), the storage as it opens, and
+ * its plant and token stores. Nothing connects until the service is resolved.
+ */
+export const storageModule = (config: Config): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TYPES.StorageOpener).toResolvedValue(
+      (logger, outages) => (signal: AbortSignal) =>
+        openStorage(config, { logger, signal, outages }),
+      [TYPES.Logger, TYPES.Outages],
+    );
+    bind(TYPES.Storage).toResolvedValue((open) => new StartingStorage(open), [TYPES.StorageOpener]);
+    bind(TYPES.PlantStore).toResolvedValue((storage) => storage.plants, [TYPES.Storage]);
+    bind(TYPES.TokenStore).toResolvedValue((storage) => storage.tokens, [TYPES.Storage]);
+  });
