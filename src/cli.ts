@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `plant-store` command: `serve` goes to src/main.ts, `tokens` to the token administration.
-import { consoleIo, runCli } from './adapters/cli/run-cli.js';
+import { consoleIo, runCli } from './cli/run-cli.js';
 import { openTokenAdministration } from './composition/open-token-administration.js';
 import { openWebhookAdministration } from './composition/open-webhook-administration.js';
 

@@ -15,7 +15,7 @@ export {
   type StaticToken,
   type StorageConfig,
   type StorageKind,
-} from './adapters/config/index.js';
+} from './config/index.js';
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './adapters/http/app.js';
 export { answerClientError } from './adapters/http/client-error.js';
 export {
@@ -29,7 +29,7 @@ export { openApiDocument } from './adapters/http/openapi.js';
 export { createLogger } from './adapters/logger.js';
 export { MemoryTokenStore } from './adapters/storage/memory/memory-token-store.js';
 export { FileTokenStore } from './adapters/storage/memory/file-token-store.js';
-export { openStorage, type StorageDeps } from './adapters/storage/registry.js';
+export { openStorage, type StorageDeps } from './composition/open-storage.js';
 export { StorageOpenError } from './adapters/storage/storage-open-error.js';
 export {
   buildContainer,

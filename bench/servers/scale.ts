@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
-import type * as ConfigModule from '../../src/adapters/config/index.js';
+import type * as ConfigModule from '../../src/config/index.js';
 import type * as CompositionModule from '../../src/composition/container.js';
 import { listeningLine, plantName, plantTag } from '../common.js';
 

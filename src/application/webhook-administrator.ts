@@ -33,9 +33,7 @@ export class WebhookAdministrator implements WebhookAdministration {
     const badTenant = checkTenant(tenant);
     if (badTenant !== undefined) throw new WebhookRequestError(`the tenant ${badTenant}`);
     const refusal =
-      url.length > MAX_URL_LENGTH
-        ? 'the URL is too long'
-        : this.checkReceiverUrl(url);
+      url.length > MAX_URL_LENGTH ? 'the URL is too long' : this.checkReceiverUrl(url);
     if (refusal !== undefined) throw new WebhookRequestError(refusal);
     const events = [...new Set(request.events?.length ? request.events : ['plant.created'])];
     const unknown = events.find((event) => !isWebhookEventType(event));

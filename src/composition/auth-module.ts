@@ -3,7 +3,7 @@ import { CompositeTokenVerifier } from '../adapters/auth/composite-token-verifie
 import { JwtTokenVerifier } from '../adapters/auth/jwt-token-verifier.js';
 import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
-import type { Config } from '../adapters/config/index.js';
+import type { Config } from '../config/index.js';
 import { optional, TYPES } from './identifiers.js';
 
 /** Bearer tokens: configured (static), managed (the token store, cached) and JWT (when configured). */

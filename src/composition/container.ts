@@ -1,5 +1,5 @@
 import { Container } from 'inversify';
-import type { Config } from '../adapters/config/index.js';
+import type { Config } from '../config/index.js';
 import type { HttpApp } from '../adapters/http/app.js';
 import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import type { Logger } from '../ports/logger.js';

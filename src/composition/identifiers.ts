@@ -1,6 +1,6 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { ServiceIdentifier } from 'inversify';
-import type { Config } from '../adapters/config/index.js';
+import type { Config } from '../config/index.js';
 import type { HttpApp, HttpAppOptions } from '../adapters/http/app.js';
 import type { RequestCounts } from '../adapters/http/request-observer.js';
 import type { OutageReporters } from '../adapters/storage/outage-reporter.js';

@@ -1,7 +1,7 @@
 import type { TokenAdministration } from '../ports/token-administration.js';
 import { TokenAdministrator } from '../application/token-administrator.js';
-import type { Config } from '../adapters/config/index.js';
-import { openStorage } from '../adapters/storage/registry.js';
+import type { Config } from '../config/index.js';
+import { openStorage } from './open-storage.js';
 
 /** How long a `tokens` command waits for a store that is not up. */
 const COMMAND_WAIT_MS = 2000;

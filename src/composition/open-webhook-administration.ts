@@ -1,5 +1,5 @@
-import type { Config } from '../adapters/config/index.js';
-import { openStorage } from '../adapters/storage/registry.js';
+import type { Config } from '../config/index.js';
+import { openStorage } from './open-storage.js';
 import { defaultWebhookConfig } from '../adapters/webhooks/webhook-config.js';
 import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import { WebhookAdministrator } from '../application/webhook-administrator.js';
@@ -19,7 +19,9 @@ export async function openWebhookAdministration(
   }
   const { allowPrivate } = config.webhooks ?? defaultWebhookConfig();
   return {
-    webhooks: new WebhookAdministrator(storage.webhooks, (url) => checkReceiverUrl(url, allowPrivate)),
+    webhooks: new WebhookAdministrator(storage.webhooks, (url) =>
+      checkReceiverUrl(url, allowPrivate),
+    ),
     close: () => storage.close(),
   };
 }

@@ -2,7 +2,7 @@
 // itself. Every worker runs the same command line and so `serve` (../main.ts), on the one port
 // the cluster shares; the stores must be shared ones (Redis, MongoDB), which the CLI checks.
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../adapters/config/index.js';
+import type { Config } from '../config/index.js';
 import { createLogger } from '../adapters/logger.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;

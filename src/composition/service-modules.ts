@@ -1,7 +1,7 @@
 import { ContainerModule } from 'inversify';
 import { PlantService } from '../application/plant-service.js';
 import { TokenAdministrator } from '../application/token-administrator.js';
-import type { Config } from '../adapters/config/index.js';
+import type { Config } from '../config/index.js';
 import { createHttpApp } from '../adapters/http/app.js';
 import { createLogger } from '../adapters/logger.js';
 import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
@@ -35,11 +35,7 @@ export const applicationModule = (): ContainerModule =>
         const plants = new PlantService(store, events);
         return tracer ? tracedUseCases(plants, tracer) : plants;
       },
-      [
-        TYPES.PlantStore,
-        optional(TYPES.PlantEvents),
-        optional(TYPES.Tracer),
-      ],
+      [TYPES.PlantStore, optional(TYPES.PlantEvents), optional(TYPES.Tracer)],
     );
     bind(TYPES.TokenAdministration).toResolvedValue(
       (store, clock) => new TokenAdministrator(store, clock),

@@ -1,6 +1,6 @@
 import { ContainerModule } from 'inversify';
-import type { Config } from '../adapters/config/index.js';
-import { openStorage } from '../adapters/storage/registry.js';
+import type { Config } from '../config/index.js';
+import { openStorage } from './open-storage.js';
 import { StartingStorage } from '../adapters/storage/starting-storage.js';
 import { TYPES } from './identifiers.js';
 

@@ -1,5 +1,5 @@
 import { ContainerModule, type ResolutionContext } from 'inversify';
-import type { Config } from '../adapters/config/index.js';
+import type { Config } from '../config/index.js';
 import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import { observedStore } from '../adapters/telemetry/observed-store.js';
 import { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig, type Config, type StorageConfig } from '../../src/adapters/config/index.js';
+import { loadConfig, type Config, type StorageConfig } from '../../src/config/index.js';
 import { buildService, type Service } from '../../src/composition/container.js';
 import { BAD_TENANTS } from '../support/bad-tenants.js';
 import { send } from '../support/http-client.js';

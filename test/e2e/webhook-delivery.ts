@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import type { StorageConfig } from '../../src/adapters/config/index.js';
+import type { StorageConfig } from '../../src/config/index.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { FAST_WEBHOOKS, WebhookService } from '../support/webhook-service.js';
 

@@ -8,7 +8,7 @@ import { startRedisServer } from '../support/redis-server.js';
 import { serverMissing } from '../support/server-requirement.js';
 import { CLI, runProgram, startService, type ServiceProcess } from '../support/service-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-import { runCli } from '../../src/adapters/cli/run-cli.js';
+import { runCli } from '../../src/cli/run-cli.js';
 import { openTokenAdministration } from '../../src/composition/open-token-administration.js';
 import { openWebhookAdministration } from '../../src/composition/open-webhook-administration.js';
 

@@ -8,7 +8,7 @@ import {
   type Config,
   type StaticToken,
   type StorageConfig,
-} from '../../src/adapters/config/index.js';
+} from '../../src/config/index.js';
 import { TYPES } from '../../src/composition/identifiers.js';
 import { buildService, type Service } from '../../src/composition/container.js';
 import type { Scope } from '../../src/domain/caller.js';

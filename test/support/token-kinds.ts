@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
-import { loadConfig, type JwtConfig, type StaticToken } from '../../src/adapters/config/index.js';
+import { loadConfig, type JwtConfig, type StaticToken } from '../../src/config/index.js';
 import { MemoryPlantStore } from '../../src/adapters/storage/memory/memory-plant-store.js';
 import { MemoryTokenStore } from '../../src/adapters/storage/memory/memory-token-store.js';
 import { TYPES } from '../../src/composition/identifiers.js';

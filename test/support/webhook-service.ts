@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config, type StorageConfig } from '../../src/adapters/config/index.js';
+import { loadConfig, type Config, type StorageConfig } from '../../src/config/index.js';
 import { buildContainer, resolveService, type Service } from '../../src/composition/container.js';
 import { TYPES } from '../../src/composition/identifiers.js';
 import {

@@ -50,6 +50,44 @@ function loadedPackages(path: string, seen = new Set<string>()): Set<string> {
   return packages;
 }
 
+/** The file a relative specifier of `from` names, as a path under src/. */
+function resolve(from: string, specifier: string): string {
+  return relative(SRC, join(SRC, dirname(from), specifier)).replace(/\.js$/, '.ts');
+}
+
+/** Every import cycle of the graph, each once, as `a -> b -> a` (Tarjan's strongly connected components). */
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const found: string[] = [];
+  const visit = (node: string): void => {
+    index.set(node, index.size);
+    low.set(node, index.get(node)!);
+    stack.push(node);
+    for (const next of graph.get(node) ?? []) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(node, Math.min(low.get(node)!, low.get(next)!));
+      } else if (stack.includes(next)) {
+        low.set(node, Math.min(low.get(node)!, index.get(next)!));
+      }
+    }
+    if (low.get(node) !== index.get(node)) return;
+    const component: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      component.push(member);
+    } while (member !== node);
+    if (component.length > 1 || (graph.get(node) ?? []).includes(node)) {
+      found.push(component.sort().join(' <-> '));
+    }
+  };
+  for (const node of graph.keys()) if (!index.has(node)) visit(node);
+  return found;
+}
+
 describe('dependency rule (docs/architecture.md)', () => {
   it('when the tree is read, then it finds the files it guards', () => {
     expect(files.map((f) => f.path)).to.include.members([
@@ -62,6 +100,38 @@ describe('dependency rule (docs/architecture.md)', () => {
       'inversify',
     );
     expect(loadedPackages('main.ts')).to.include.members(['koa', 'inversify']);
+  });
+
+  it('when a file under src/application imports, then only src/domain, src/ports, its own room or node: built-ins', () => {
+    const offenders = files
+      .filter((f) => f.path.startsWith('application/'))
+      .flatMap((f) =>
+        f.specifiers
+          .filter((s) => !/^\.\.\/(?:domain|ports)\/|^\.\/[^/]+$|^node:/.test(s))
+          .map((s) => `${f.path}: ${s}`),
+      );
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('when an adapter imports, then never the configuration (src/config): adapters own their options', () => {
+    const offenders = files
+      .filter((f) => f.path.startsWith('adapters/'))
+      .flatMap((f) =>
+        f.specifiers
+          .filter((s) => s.startsWith('.') && resolve(f.path, s).startsWith('config/'))
+          .map((s) => `${f.path}: ${s}`),
+      );
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('when the imports of src/ are followed, then no file reaches itself again (no import cycle)', () => {
+    const graph = new Map(
+      files.map((f) => [
+        f.path,
+        f.specifiers.filter((s) => s.startsWith('.')).map((s) => resolve(f.path, s)),
+      ]),
+    );
+    expect(cycles(graph)).to.deep.equal([]);
   });
 
   for (const room of ['domain/', 'ports/']) {
@@ -92,11 +162,10 @@ describe('dependency rule (docs/architecture.md)', () => {
     expect(offenders.map((f) => f.path)).to.deep.equal([]);
   });
 
-  it('when a file outside the adapters imports an adapter, then it is the composition, main, cli, index or core', () => {
+  it('when a file outside the adapters imports an adapter, then it is the composition, the configuration, the CLI, main, index or core', () => {
     const offenders = files.filter(
       (f) =>
-        !f.path.startsWith('adapters/') &&
-        !f.path.startsWith('composition/') &&
+        !/^(?:adapters|composition|config|cli)\//.test(f.path) &&
         !['main.ts', 'cli.ts', 'index.ts', 'core.ts'].includes(f.path) &&
         f.specifiers.some((s) => s.includes('adapters/')),
     );
@@ -108,7 +177,7 @@ describe('dependency rule (docs/architecture.md)', () => {
       .filter((f) => f.path.startsWith('adapters/'))
       .flatMap((f) =>
         f.specifiers
-          .filter((s) => /(?:^|\/)(?:composition\/|main\.js$|cli\.js$)/.test(s))
+          .filter((s) => /(?:^|\/)(?:composition\/|cli\/|main\.js$|cli\.js$)/.test(s))
           .map((s) => `${f.path}: ${s}`),
       );
     expect(offenders).to.deep.equal([]);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../src/adapters/config/index.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
 
 const redisEnv = (more: Record<string, string>) => ({ PLANT_STORE_STORAGE: 'redis', ...more });
 

@@ -1,8 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
 import { defaultWebhookConfig } from '../../src/adapters/webhooks/webhook-config.js';
-import { ConfigError, loadConfig } from '../../src/adapters/config/index.js';
-import { defaultMaxConnections } from '../../src/adapters/config/http-limits.js';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { defaultMaxConnections } from '../../src/config/http-limits.js';
 import { DEFAULT_HTTP_LIMITS } from '../../src/adapters/http/http-server.js';
 import { thrown } from '../support/rejection.js';
 

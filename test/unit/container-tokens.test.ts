@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { expect } from 'chai';
 import { TokenAdministrator } from '../../src/application/token-administrator.js';
-import { loadConfig, type Config } from '../../src/adapters/config/index.js';
+import { loadConfig, type Config } from '../../src/config/index.js';
 import { MemoryTokenStore } from '../../src/adapters/storage/memory/memory-token-store.js';
 import { TYPES } from '../../src/composition/identifiers.js';
 import { buildService } from '../../src/composition/container.js';

@@ -5,8 +5,21 @@ import { PlantError } from '../../domain/errors.js';
 import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import type { JwtConfig } from '../config/index.js';
 import { parsePublicKey } from './public-key.js';
+
+/** Asymmetric signature algorithms only: never `none`, never HMAC (which a public key could forge). */
+export type JwtAlgorithm =
+  'RS256' | 'RS384' | 'RS512' | 'PS256' | 'PS384' | 'PS512' | 'ES256' | 'ES384' | 'ES512' | 'EdDSA';
+
+/** JWT bearer tokens from an identity provider; absent unless PLANT_STORE_JWT_ISSUER is set. */
+export interface JwtConfig {
+  issuer: string;
+  audience: string[];
+  keys: { kind: 'jwks'; url: string } | { kind: 'public-key'; key: string };
+  algorithms: JwtAlgorithm[];
+  tenantClaim: string;
+  clockToleranceSeconds: number;
+}
 
 /** How often an unknown `kid` may trigger a JWKS refetch, and how long fetched keys are kept. */
 export const JWKS_COOLDOWN_MS = 30_000;

@@ -1,7 +1,6 @@
 import * as crypto from 'node:crypto';
-import type { Caller } from '../../domain/caller.js';
+import type { Caller, Scope } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import type { StaticToken } from '../config/index.js';
 
 // One-shot hashing (Node 20.12 and later) skips building a Hash object for every request.
 const oneShot = (
@@ -11,6 +10,13 @@ const digest = (token: string): string =>
   oneShot === undefined
     ? crypto.createHash('sha256').update(token).digest('base64')
     : oneShot('sha256', token, 'base64');
+
+/** A token fixed in configuration (PLANT_STORE_TOKENS), never issued or revoked. */
+export interface StaticToken {
+  token: string;
+  tenant: string;
+  scopes: Scope[];
+}
 
 /**
  * Tokens from configuration. Lookup goes by the SHA-256 digest of the presented token, so the time

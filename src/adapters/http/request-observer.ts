@@ -58,7 +58,9 @@ export interface ObserverOptions {
 }
 
 /** Request durations by method, route and status class: prom-client's children, kept per series. */
-function durationRecorder(metrics: ServiceMetrics): (ctx: Context, route: string, seconds: number) => void {
+function durationRecorder(
+  metrics: ServiceMetrics,
+): (ctx: Context, route: string, seconds: number) => void {
   const children = new Map<string, { observe(value: number): void }>();
   return (ctx, route, seconds) => {
     const method = METHOD_LABELS.has(ctx.method) ? ctx.method : 'OTHER';

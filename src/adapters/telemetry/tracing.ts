@@ -1,5 +1,5 @@
 import { ProxyTracerProvider, trace, type Tracer } from '@opentelemetry/api';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../config-error.js';
 
 const TRACER_NAME = 'plant-store';
 

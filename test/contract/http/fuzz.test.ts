@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { loadConfig, type Config } from '../../../src/adapters/config/index.js';
+import { loadConfig, type Config } from '../../../src/config/index.js';
 import { ERROR_ROWS } from '../../../src/adapters/http/error-catalogue.js';
 import {
   createHttpServer,

@@ -1,4 +1,4 @@
-import type { StorageConfig } from '../../../src/adapters/config/index.js';
+import type { StorageConfig } from '../../../src/config/index.js';
 import { Api } from '../../support/http-harness.js';
 import { describeAccess } from './suite/access.js';
 import { describeCreate } from './suite/create.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Long, MongoClient, MongoNetworkError, MongoServerError } from 'mongodb';
-import { ConfigError } from '../../../src/adapters/config/index.js';
+import { ConfigError } from '../../../src/config/index.js';
 import { isOutage } from '../../../src/adapters/storage/mongodb/mongo-errors.js';
 import { COLLECTION, INDEX_NAME } from '../../../src/adapters/storage/mongodb/mongo-plant-store.js';
 import { databaseName } from '../../../src/adapters/storage/mongodb/mongo-client.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import type { StorageConfig } from '../../../src/adapters/config/index.js';
+import type { StorageConfig } from '../../../src/config/index.js';
 import {
   PlantStoreClient,
   PlantStoreError,

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { runCli } from '../../../src/adapters/cli/run-cli.js';
+import { runCli } from '../../../src/cli/run-cli.js';
 import { openTokenAdministration } from '../../../src/composition/open-token-administration.js';
 import { freePort } from '../../support/free-port.js';
 

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../src/adapters/config/index.js';
-import { defaultMaxConnections } from '../../../src/adapters/config/http-limits.js';
+import { ConfigError, loadConfig } from '../../../src/config/index.js';
+import { defaultMaxConnections } from '../../../src/config/http-limits.js';
 
 function refusal(env: Record<string, string>): string {
   try {

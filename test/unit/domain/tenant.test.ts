@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../src/adapters/config/index.js';
+import { ConfigError, loadConfig } from '../../../src/config/index.js';
 import { checkTokenRequest } from '../../../src/domain/managed-token.js';
 import { checkTenant } from '../../../src/domain/tenant.js';
 import { BAD_TENANTS } from '../../support/bad-tenants.js';

@@ -7,7 +7,7 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import { expect } from 'chai';
-import { loadConfig } from '../../../src/adapters/config/index.js';
+import { loadConfig } from '../../../src/config/index.js';
 import { activeTracer, tracingRequested } from '../../../src/adapters/telemetry/tracing.js';
 import { buildService, type Service } from '../../../src/composition/container.js';
 

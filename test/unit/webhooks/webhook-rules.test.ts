@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../../src/adapters/config/index.js';
+import { ConfigError, loadConfig } from '../../../src/config/index.js';
 import {
   checkReceiverUrl,
   isPrivateAddress,
 } from '../../../src/adapters/webhooks/address-policy.js';
-import { loadWebhookConfig } from '../../../src/adapters/webhooks/webhook-config.js';
+import { loadWebhookConfig } from '../../../src/config/webhooks.js';
 import { publicOnlyLookup } from '../../../src/adapters/webhooks/webhook-sender.js';
 import {
   DEFAULT_RETRY_SCHEDULE,

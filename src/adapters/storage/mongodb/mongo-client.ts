@@ -1,5 +1,5 @@
 import { MongoClient, type MongoClientOptions } from 'mongodb';
-import { ConfigError } from '../../config/index.js';
+import { ConfigError } from '../../config-error.js';
 
 const DEFAULT_DATABASE = 'plant_store';
 

@@ -9,9 +9,9 @@ import {
 import type { Logger } from '../../../ports/logger.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../../domain/plant-quota.js';
 import type { Storage } from '../../../ports/storage.js';
-import { ConfigError, type StorageConfigOf } from '../../config/index.js';
+import { ConfigError } from '../../config-error.js';
 import type { OutageReporters } from '../outage-reporter.js';
-import type { StorageDeps } from '../registry.js';
+import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, StorageNotReady, waitForStorage } from '../startup.js';
 import { StorageOpenError } from '../storage-open-error.js';
 import { createMongoClient, databaseName, startupOptions } from './mongo-client.js';
@@ -37,7 +37,7 @@ import { MongoWebhookStore, WEBHOOK_COLLECTION } from './mongo-webhook-store.js'
  * cannot work (a store without its unique index could accept duplicates), else after the bound.
  */
 export async function openMongoStorage(
-  config: Omit<StorageConfigOf<'mongodb'>, 'kind'>,
+  config: Omit<StorageOptionsOf<'mongodb'>, 'kind'>,
   deps: StorageDeps = {},
   webhookCacheMs = 1000,
 ): Promise<Storage> {

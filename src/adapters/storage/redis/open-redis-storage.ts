@@ -1,8 +1,7 @@
 import type { Storage } from '../../../ports/storage.js';
-import type { StorageConfigOf } from '../../config/index.js';
 import { withinDeadline } from '../deadline.js';
 import type { OutageReporters } from '../outage-reporter.js';
-import type { StorageDeps } from '../registry.js';
+import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, remaining, StorageNotReady, waitForStorage } from '../startup.js';
 import { StorageOpenError } from '../storage-open-error.js';
 import {
@@ -24,7 +23,7 @@ import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
  * credentials, else when it is not ready within the bound.
  */
 export async function openRedisStorage(
-  config: Omit<StorageConfigOf<'redis'>, 'kind'>,
+  config: Omit<StorageOptionsOf<'redis'>, 'kind'>,
   deps: StorageDeps = {},
 ): Promise<Storage> {
   const target = parseRedisUrl(config.url);

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { isPlantError } from '../../domain/errors.js';
-import type { TokenAdministration } from '../../ports/token-administration.js';
+import { isPlantError } from '../domain/errors.js';
+import type { TokenAdministration } from '../ports/token-administration.js';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
-import { StorageOpenError } from '../storage/storage-open-error.js';
+import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseServeOptions, type ServeOptions } from './serve-options.js';
 import {
@@ -16,7 +16,7 @@ import {
   type Io,
 } from './token-commands.js';
 import { runWebhookCommand } from './webhook-commands.js';
-import type { WebhookAdministration } from '../../ports/webhook-administration.js';
+import type { WebhookAdministration } from '../ports/webhook-administration.js';
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {

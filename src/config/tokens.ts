@@ -1,14 +1,10 @@
-import { isScope, type Scope } from '../../domain/caller.js';
-import { checkTenant } from '../../domain/tenant.js';
-import { ConfigError } from './config-error.js';
+import { isScope } from '../domain/caller.js';
+import { checkTenant } from '../domain/tenant.js';
+import type { StaticToken } from '../adapters/auth/static-token-verifier.js';
+import { ConfigError } from '../adapters/config-error.js';
 import { parseInteger } from './parse.js';
 
-/** A token from PLANT_STORE_TOKENS: fixed in configuration, never issued or revoked. */
-export interface StaticToken {
-  token: string;
-  tenant: string;
-  scopes: Scope[];
-}
+export type { StaticToken };
 
 /** Where managed tokens live with the memory storage, unless PLANT_STORE_TOKEN_FILE says otherwise. */
 export const DEFAULT_TOKEN_FILE = '.plant-store/tokens.json';

@@ -1,31 +1,19 @@
-import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../domain/plant-quota.js';
-import { DEFAULT_HEAP_LIMIT_PERCENT } from '../storage/memory/heap-guard.js';
-import { parseRedisUrl, RedisUrlError } from '../storage/redis/redis-url.js';
-import { ConfigError } from './config-error.js';
+import type {
+  StorageKind,
+  StorageOptions,
+  StorageOptionsOf,
+} from '../adapters/storage/storage-options.js';
+import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../domain/plant-quota.js';
+import { DEFAULT_HEAP_LIMIT_PERCENT } from '../adapters/storage/memory/heap-guard.js';
+import { parseRedisUrl, RedisUrlError } from '../adapters/storage/redis/redis-url.js';
+import { ConfigError } from '../adapters/config-error.js';
 import { oneOf, parseInteger } from './parse.js';
 
-/** What every store enforces; absent values take the stores' documented defaults. */
-export interface StorageLimits {
-  /** Plants one tenant may hold; 0 for no quota (default 1,000,000). */
-  maxPlantsPerTenant?: number;
-}
-
 /** Where plants and managed tokens live: one technology, chosen by PLANT_STORE_STORAGE. */
-export type StorageConfig = StorageLimits &
-  (
-    | {
-        kind: 'memory';
-        /** Creates are refused once the plants' heap passes this percent of what V8 can hold (default 85). */
-        heapLimitPercent?: number;
-      }
-    /** `prefix` goes before every Redis key (the store's default when absent). */
-    | { kind: 'redis'; url: string; prefix?: string }
-    | { kind: 'mongodb'; url: string }
-  );
-
-export type StorageKind = StorageConfig['kind'];
+export type StorageConfig = StorageOptions;
+export type { StorageKind };
 /** The configuration of one technology. */
-export type StorageConfigOf<K extends StorageKind> = Extract<StorageConfig, { kind: K }>;
+export type StorageConfigOf<K extends StorageKind> = StorageOptionsOf<K>;
 
 function parseRedis(env: NodeJS.ProcessEnv): StorageConfigOf<'redis'> {
   const url = env.REDIS_URL || 'redis://127.0.0.1:6379';

@@ -1,9 +1,10 @@
-import { parsePublicKey } from '../auth/public-key.js';
-import { ConfigError } from './config-error.js';
+import type { JwtAlgorithm, JwtConfig } from '../adapters/auth/jwt-token-verifier.js';
+import { parsePublicKey } from '../adapters/auth/public-key.js';
+import { ConfigError } from '../adapters/config-error.js';
 import { parseInteger, parseList } from './parse.js';
 
 /** Asymmetric signature algorithms only: never `none`, never HMAC (which a public key could forge). */
-const JWT_ALGORITHMS = [
+const JWT_ALGORITHMS: readonly JwtAlgorithm[] = [
   'RS256',
   'RS384',
   'RS512',
@@ -14,18 +15,9 @@ const JWT_ALGORITHMS = [
   'ES384',
   'ES512',
   'EdDSA',
-] as const;
-type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+];
 
-/** JWT bearer tokens from an identity provider; absent unless PLANT_STORE_JWT_ISSUER is set. */
-export interface JwtConfig {
-  issuer: string;
-  audience: string[];
-  keys: { kind: 'jwks'; url: string } | { kind: 'public-key'; key: string };
-  algorithms: JwtAlgorithm[];
-  tenantClaim: string;
-  clockToleranceSeconds: number;
-}
+export type { JwtConfig };
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 

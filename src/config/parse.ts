@@ -1,4 +1,4 @@
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../adapters/config-error.js';
 
 /** A whole number from the variable, or `fallback` when it is unset or empty. */
 export function parseInteger(

@@ -1,7 +1,8 @@
-import { LOG_LEVELS, type LogLevel } from '../logger.js';
-import type { HttpLimits } from '../http/http-server.js';
-import { loadWebhookConfig, type WebhookConfig } from '../webhooks/webhook-config.js';
-import { ConfigError } from './config-error.js';
+import { LOG_LEVELS, type LogLevel } from '../adapters/logger.js';
+import type { HttpLimits } from '../adapters/http/http-server.js';
+import type { WebhookConfig } from '../adapters/webhooks/webhook-config.js';
+import { loadWebhookConfig } from './webhooks.js';
+import { ConfigError } from '../adapters/config-error.js';
 import { parseHttpLimits } from './http-limits.js';
 import { parseJwt, type JwtConfig } from './jwt.js';
 import { parseInteger, parseSwitch } from './parse.js';
@@ -13,7 +14,7 @@ import {
   type StaticToken,
 } from './tokens.js';
 
-export { ConfigError } from './config-error.js';
+export { ConfigError } from '../adapters/config-error.js';
 export type { JwtConfig } from './jwt.js';
 export type { StorageConfig, StorageConfigOf, StorageKind } from './storage.js';
 export { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type StaticToken } from './tokens.js';

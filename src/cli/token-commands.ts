@@ -1,6 +1,6 @@
-import { isTokenActive, TokenRequestError, type TokenSummary } from '../../domain/managed-token.js';
-import { checkTenant } from '../../domain/tenant.js';
-import type { TokenAdministration } from '../../ports/token-administration.js';
+import { isTokenActive, TokenRequestError, type TokenSummary } from '../domain/managed-token.js';
+import { checkTenant } from '../domain/tenant.js';
+import type { TokenAdministration } from '../ports/token-administration.js';
 import { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type Config } from '../config/index.js';
 import { parseLifetime } from './duration.js';
 import { EXIT, UsageError } from './exit-codes.js';

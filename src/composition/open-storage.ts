@@ -1,20 +1,11 @@
-import type { Logger } from '../../ports/logger.js';
-import type { Storage } from '../../ports/storage.js';
-import type { Config, StorageConfigOf, StorageKind } from '../config/index.js';
-import { outageReporters, type OutageReporters } from './outage-reporter.js';
-import { openMemoryStorage } from './memory/open-memory-storage.js';
-import { defaultWebhookConfig } from '../webhooks/webhook-config.js';
+import type { Storage } from '../ports/storage.js';
 
-/** What a technology may use besides its configuration. */
-export interface StorageDeps {
-  logger?: Logger;
-  /** How long opening may wait for a server that is not up yet (the configuration's bound). */
-  startupTimeoutMs?: number;
-  /** Aborting it stops a start-up that still waits (the service is stopping). */
-  signal?: AbortSignal;
-  /** Where the technology reports losing and regaining its server (absent: reporters that log). */
-  outages?: OutageReporters;
-}
+export type { StorageDeps };
+import type { Config, StorageConfigOf, StorageKind } from '../config/index.js';
+import { outageReporters } from '../adapters/storage/outage-reporter.js';
+import type { StorageDeps } from '../adapters/storage/storage-options.js';
+import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storage.js';
+import { defaultWebhookConfig } from '../adapters/webhooks/webhook-config.js';
 
 /** The configuration with the storage narrowed to one technology. */
 type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageConfigOf<K> };
@@ -28,11 +19,11 @@ const OPENERS: { [K in StorageKind]: Opener<K> } = {
   memory: (config, deps) =>
     openMemoryStorage({ ...config, webhooks: config.webhooks ?? defaultWebhookConfig() }, deps),
   redis: async (config, deps) => {
-    const { openRedisStorage } = await import('./redis/open-redis-storage.js');
+    const { openRedisStorage } = await import('../adapters/storage/redis/open-redis-storage.js');
     return openRedisStorage(config.storage, deps);
   },
   mongodb: async (config, deps) => {
-    const { openMongoStorage } = await import('./mongodb/open-mongo-storage.js');
+    const { openMongoStorage } = await import('../adapters/storage/mongodb/open-mongo-storage.js');
     return openMongoStorage(
       config.storage,
       deps,

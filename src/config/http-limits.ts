@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../http/http-server.js';
-import { ConfigError } from './config-error.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../adapters/http/http-server.js';
+import { ConfigError } from '../adapters/config-error.js';
 import { parseInteger } from './parse.js';
 
 /** Descriptors kept for the stores, the token file and logs when connections are bounded. */

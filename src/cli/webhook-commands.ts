@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import type { WebhookSubscription } from '../../domain/webhook.js';
+import type { WebhookSubscription } from '../domain/webhook.js';
 import { loadConfig, type Config } from '../config/index.js';
-import { WebhookRequestError } from '../../domain/webhook.js';
-import type { WebhookAdministration } from '../../ports/webhook-administration.js';
-import { SUBSCRIPTION_ID } from '../../application/webhook-ids.js';
+import { WebhookRequestError } from '../domain/webhook.js';
+import type { WebhookAdministration } from '../ports/webhook-administration.js';
+import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import type { Io } from './token-commands.js';
 
@@ -119,7 +119,10 @@ async function list(admin: WebhookAdministration, args: string[], io: Io): Promi
 
 /** The commands that take one subscription id. */
 function byId(
-  act: (admin: WebhookAdministration, id: string) => Promise<WebhookSubscription | boolean | undefined>,
+  act: (
+    admin: WebhookAdministration,
+    id: string,
+  ) => Promise<WebhookSubscription | boolean | undefined>,
   done: (subscription: WebhookSubscription | boolean, io: Io, id: string) => void,
 ): Command {
   return async (admin, args, io) => {
