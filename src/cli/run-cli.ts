@@ -32,9 +32,9 @@ export interface CliApplication {
   ): Promise<{ webhooks: WebhookAdministration; close(): Promise<void> }>;
 }
 
-/** The package's version: package.json sits three folders up from src/adapters/cli and dist/adapters/cli alike. */
+/** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
 function version(): string {
-  const url = new URL('../../../package.json', import.meta.url);
+  const url = new URL('../../package.json', import.meta.url);
   return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
 }
 
