@@ -4,6 +4,8 @@ export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  /** The body's bytes as received (e.g. still compressed). */
+  bytes?: Buffer;
 }
 
 export interface RequestOptions {
@@ -29,13 +31,15 @@ export function send(
     const req = request({ host: '127.0.0.1', port, method, path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
+      res.on('end', () => {
+        const bytes = Buffer.concat(chunks);
         resolve({
           status: res.statusCode!,
           headers: res.headers,
-          text: Buffer.concat(chunks).toString('utf8'),
-        }),
-      );
+          text: bytes.toString('utf8'),
+          bytes,
+        });
+      });
       res.on('error', reject);
     });
     req.on('error', reject);
