@@ -1,4 +1,10 @@
-/** The contract's stable `error` codes; the first three digits are the HTTP status. */
+/**
+ * The contract's stable `error` codes, every one of docs/errors.md; the first three digits are the
+ * HTTP status. A literal list, since the client imports nothing of the server; a test holds it equal
+ * to the server's catalogue. Names are the catalogue's row names in capitals, except three older
+ * names kept for callers: MALFORMED_JSON (invalid-body), INVALID_PATH_ID (invalid-id) and
+ * UNEXPECTED (unexpected-failure).
+ */
 export const ERROR_CODES = {
   NOT_HTTP: 40000,
   MALFORMED_JSON: 40001,
@@ -6,19 +12,27 @@ export const ERROR_CODES = {
   INVALID_QUERY: 40003,
   INVALID_PATH_ID: 40004,
   MALFORMED_CREDENTIALS: 40005,
+  MISSING_HOST: 40006,
   MISSING_CREDENTIALS: 40101,
   INVALID_TOKEN: 40102,
   INSUFFICIENT_SCOPE: 40301,
+  PLANT_QUOTA_REACHED: 40302,
   PLANT_NOT_FOUND: 40401,
   NO_ROUTE: 40402,
   METHOD_NOT_ALLOWED: 40501,
+  CONNECT_REFUSED: 40502,
+  REQUEST_TIMEOUT: 40801,
   DUPLICATE_PLANT: 40901,
   BODY_TOO_LARGE: 41301,
   UNSUPPORTED_MEDIA_TYPE: 41501,
+  EXPECTATION_FAILED: 41701,
   RATE_LIMITED: 42901,
+  TOO_MANY_AUTH_FAILURES: 42902,
   HEADERS_TOO_LARGE: 43101,
   UNEXPECTED: 50001,
   STORAGE_UNAVAILABLE: 50301,
+  TOKEN_VERIFICATION_UNAVAILABLE: 50302,
+  STORAGE_REFUSES_WRITES: 50303,
 } as const;
 
 /** How many requests a call sent, and the statuses of those that were retried. */

@@ -54,7 +54,8 @@ const retryAfterOne = {
  * Every error the service answers, by name. To add one: a row here (status, code, when, message,
  * header, operations), the same row in docs/errors.md, and `problem('<name>', ...)` where it is
  * raised (for a new PlantErrorCode, its line in error-handler.ts's DOMAIN_ERRORS, which the compiler
- * demands). The OpenAPI document picks it up; tests check that the docs and the document list it.
+ * demands), and its name in the client's ERROR_CODES (src/client/errors.ts). The OpenAPI document
+ * picks it up; tests check that the docs, the document and the client list it.
  */
 export const ERROR_CATALOGUE = {
   'not-http': entry({
