@@ -1,4 +1,5 @@
 import { Router } from '@koa/router';
+import { OPERATION_SCOPES } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { authorize, type AuthLimits } from './bearer-auth.js';
@@ -13,10 +14,14 @@ export function metricsRoutes(
   limits?: AuthLimits,
 ): Router {
   const router = new Router();
-  router.get('/metrics', authorize(tokens, 'metrics:read', limits), async function getMetrics(ctx) {
-    const { text, type } = await metrics.exposition();
-    ctx.body = text;
-    ctx.type = type;
-  });
+  router.get(
+    '/metrics',
+    authorize(tokens, OPERATION_SCOPES.readMetrics, limits),
+    async function getMetrics(ctx) {
+      const { text, type } = await metrics.exposition();
+      ctx.body = text;
+      ctx.type = type;
+    },
+  );
   return router;
 }

@@ -1,4 +1,5 @@
 import { Router } from '@koa/router';
+import { OPERATION_SCOPES } from '../../domain/caller.js';
 import { parsePlantId, type PlantId } from '../../domain/plant-id.js';
 import type { NewPlant, Plant } from '../../domain/plant.js';
 import { jsonString } from '../../domain/json-text.js';
@@ -36,12 +37,13 @@ interface PlantRouteOptions {
 /** The interface's three operations, named as in the interface; each step in the contract's order. */
 export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Router {
   const router = new Router();
-  const reader = authorize(tokens, 'plants:read', limits);
-  const writer = authorize(tokens, 'plants:write', limits);
+  // The scope each operation needs, from the domain's one table: checked here, before the body.
+  const door = (operation: keyof typeof OPERATION_SCOPES) =>
+    authorize(tokens, OPERATION_SCOPES[operation], limits);
 
   // The handlers return the use case's promise with a `then` rather than being async functions:
   // one asynchronous step less per request (see bearer-auth.ts).
-  router.post('/plants', writer, requireJson, readBody, function createPlant(ctx) {
+  router.post('/plants', door('createPlant'), requireJson, readBody, function createPlant(ctx) {
     // Untyped JSON: createPlant checks every field at run time, so the cast only skips the compile-time one.
     const input = parseJsonObject(bodyBytes(ctx)) as unknown as NewPlant;
     return plants
@@ -49,7 +51,7 @@ export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Rout
       .then((plant) => answerJson(ctx, 200, plantJson(plant)));
   });
 
-  router.get('/plants', reader, function listPlants(ctx) {
+  router.get('/plants', door('listPlants'), function listPlants(ctx) {
     const params = pageParams(ctx.querystring);
     const limitText = params.limit;
     const limit = parseLimit(limitText);
@@ -68,7 +70,7 @@ export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Rout
     });
   });
 
-  router.delete('/plants/:id', writer, async function deletePlant(ctx) {
+  router.delete('/plants/:id', door('deletePlant'), async function deletePlant(ctx) {
     const id = parsePlantId(ctx.params.id ?? '');
     if (id === undefined) throw problem('invalid-id');
     await plants.deletePlant(callerOf(ctx), id);
