@@ -113,4 +113,18 @@ describe('PlantService', () => {
     await service.deletePlant(both, 1n);
     expect(store.plants).to.deep.equal([]);
   });
+
+  it('when a create is stored, then the events port hears of it once; a refused create tells it nothing', async () => {
+    const heard: string[] = [];
+    const service = new PlantService(new ArrayPlantStore(), {
+      recorded: (tenant) => heard.push(tenant),
+    });
+    const writer: Caller = { tenant: 'events', scopes: ['plants:write'] };
+
+    await service.createPlant(writer, { id: 1n, name: 'Fern' });
+    await rejection(service.createPlant(writer, { id: 1n, name: 'Fern again' }));
+    await rejection(service.createPlant({ tenant: 'events', scopes: [] }, { id: 2n, name: 'No' }));
+
+    expect(heard).to.deep.equal(['events']);
+  });
 });
