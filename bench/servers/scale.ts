@@ -13,7 +13,7 @@ import { listeningLine, plantName, plantTag } from '../common.js';
 
 const dist = (path: string) =>
   pathToFileURL(new URL(`../../dist/${path}`, import.meta.url).pathname).href;
-const { loadConfig } = (await import(dist('adapters/config/index.js'))) as typeof ConfigModule;
+const { loadConfig } = (await import(dist('config/index.js'))) as typeof ConfigModule;
 const { buildService } = (await import(
   dist('composition/container.js')
 )) as typeof CompositionModule;

@@ -116,7 +116,7 @@ describe('bytes a client can make the server read (raw sockets)', () => {
   for (const [method, path] of [
     ['GET', '/healthz'],
     ['DELETE', '/plants/1'],
-    // Answered by Koa itself (a body, not send-json.ts): the request observer closes it.
+    // Answered through Koa: the request observer closes it.
     ['GET', '/docs'],
   ] as const) {
     it(`when ${method} ${path} carries a 10 MiB body, then it is answered and the connection closed without reading the body`, async () => {

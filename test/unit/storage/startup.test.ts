@@ -78,7 +78,7 @@ describe('waitForStorage', () => {
   });
 });
 
-describe('openingStorage', () => {
+describe('StartingStorage', () => {
   it('when the storage is still opening, then its stores reject storage-unavailable; once open, they serve', async () => {
     let finish: (storage: Storage) => void = () => {};
     const real: Storage = {
