@@ -1,10 +1,12 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { isScope } from '../../../domain/caller.js';
 import { PlantError } from '../../../domain/errors.js';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
+import { readBounded } from './bounded-read.js';
+import { writeAtomically } from './locked-file.js';
 
 type Row = Record<keyof ManagedToken, unknown>;
 /**
@@ -89,7 +91,7 @@ export class FileTokenStore implements TokenStore {
       ]);
       const key = [file, used].map((s) => s && `${s.ino}:${s.mtimeMs}:${s.size}`).join('|');
       if (this.cache?.key === key) return this.cache.tokens;
-      const rows = file ? parseRows(await readFile(this.path, 'utf8')) : [];
+      const rows = file ? parseRows(await readBounded(this.path)) : [];
       const lastUsed = used ? await this.readUsed() : {};
       const tokens = new Map(
         rows.map((row) => [row.id as string, fromRow(row, lastUse(lastUsed[row.id as string]))]),
@@ -104,7 +106,10 @@ export class FileTokenStore implements TokenStore {
   private async readUsed(): Promise<Record<string, string>> {
     // Last-use times are informative: an unreadable file counts as empty, never as an outage.
     try {
-      const parsed: unknown = JSON.parse(await readFile(this.usedPath, 'utf8'));
+      const parsed: unknown = JSON.parse(
+        // Only servers write it: a symlink there is someone else's, never followed.
+        await readBounded(this.usedPath, { follow: false }),
+      );
       return typeof parsed === 'object' && parsed !== null
         ? (parsed as Record<string, string>)
         : {};
@@ -224,10 +229,4 @@ function parseRows(text: string): Row[] {
     throw new Error('it is not a version 1 token file');
   }
   return parsed.tokens as Row[];
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, path);
 }
