@@ -91,6 +91,20 @@ describe('Files the service and the CLI write (memory storage)', function () {
     expectSafe('tokens.json', 'webhooks.json');
   });
 
+  it('when a symlink to /dev/zero is planted at the webhook file’s lock, then `webhooks add` gives up within seconds, reading nothing of it', async () => {
+    symlinkSync('/dev/zero', join(directory, 'webhooks.json.lock'));
+    const started = Date.now();
+
+    const added = await plantStore(
+      ['webhooks', 'add', '--tenant', 'files', '--url', 'http://127.0.0.1:9/hook'],
+      env,
+    );
+
+    expect(added.code).to.equal(1);
+    expect(added.stderr).to.match(/stayed locked for 2 s; if no command is running, remove/);
+    expect(Date.now() - started).to.be.below(15_000);
+  });
+
   it('when the running server records a managed token’s use and opens its outbox with symlinks at their old temporary names, then no symlink is followed and the files are 0600', async () => {
     const created = await plantStore(
       ['tokens', 'create', '--tenant', 'files', '--scope', 'plants:read'],

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { readBounded } from './bounded-read.js';
 
 const LOCK_ATTEMPTS = 100;
 const LOCK_WAIT_MS = 20;
@@ -52,7 +53,9 @@ async function syncDirectory(directory: string): Promise<void> {
 
 /** Whether the lock's holder (the pid it holds) is gone: a process killed while holding it. */
 async function abandoned(lockPath: string): Promise<boolean> {
-  const pid = Number(await readFile(lockPath, 'utf8').catch(() => ''));
+  // A pid is a few bytes; a symlink or anything larger planted there is no lock of ours.
+  const held = await readBounded(lockPath, { maxBytes: 32, follow: false }).catch(() => '');
+  const pid = Number(held);
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
