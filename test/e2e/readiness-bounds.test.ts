@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,13 @@ describe('Readiness against a broken token file (memory storage)', function () {
     expectRefused(await readyz(server, 10), 1000);
 
     expect(bytesRead(server.pid) - before, 'bytes read by the server').to.be.below(MIB);
+  });
+
+  it('when the token file is a FIFO no one writes to, then /readyz answers 503 at once', async () => {
+    execFileSync('mkfifo', ['-m', '600', tokenFile()]);
+    const server = await start();
+
+    expectRefused(await readyz(server, 10), 1000);
   });
 
   it('when an invalid 8 MiB token file is unchanged, then concurrent and later /readyz calls share one read of it', async () => {
