@@ -151,7 +151,14 @@ describe('plant-store service process through a MongoDB outage', function () {
 
     await server!.start!();
 
-    expect((await fetch(`http://127.0.0.1:${service.port}/readyz`)).status).to.equal(200);
+    // Readiness answers may be up to 1 s old: the 503 above may still be the answer for a while.
+    const readyBy = Date.now() + 3000;
+    let ready = await fetch(`http://127.0.0.1:${service.port}/readyz`);
+    while (ready.status !== 200 && Date.now() < readyBy) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      ready = await fetch(`http://127.0.0.1:${service.port}/readyz`);
+    }
+    expect(ready.status).to.equal(200);
     expect(
       (await call(service, token, 'POST', '/plants', '{"id":3,"name":"after"}')).status,
     ).to.equal(200);

@@ -21,6 +21,8 @@ export interface ProgramOutcome {
 /** A service process listening on loopback. */
 export interface ServiceProcess {
   readonly port: number;
+  /** The process id of node itself (without a prefix, the spawned child). */
+  readonly pid: number;
   /** Everything it wrote to stdout and stderr so far. */
   output(): string;
   /** What it wrote to stdout alone so far. */
@@ -150,6 +152,7 @@ export async function startService(
   };
   return {
     port: Number(listening[1]),
+    pid: child.pid!,
     output: () => text,
     stdout: () => stdout,
     running: () => !gone,

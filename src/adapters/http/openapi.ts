@@ -103,7 +103,8 @@ const operationalPaths = {
       description:
         "Asks both stores. 503 while either cannot serve, with the first failing store's code " +
         `(${cite('storage-unavailable')} unreachable, ${cite('storage-refuses-writes')} taking no writes) and \`failing\`, ` +
-        'the stores that cannot serve. No token needed.',
+        'the stores that cannot serve. Each store is asked at most once a second, the answer ' +
+        'shared by every caller meanwhile (it may be up to 1 s old). No token needed.',
       security: [],
       responses: {
         ...errorResponses('getReadiness'),

@@ -3,6 +3,7 @@ import type { PlantStore } from '../../ports/plant-store.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import { toProblem } from './error-handler.js';
 import { answerJson } from './json-answer.js';
+import { sharedPing } from './shared-ping.js';
 
 /** The stores readiness asks, by the name its body gives them. */
 export interface ReadinessStores {
@@ -13,15 +14,17 @@ export interface ReadinessStores {
 /**
  * GET /readyz: 200 while every store serves; else 503 with the first failing store's Error body
  * (50301 unreachable, 50303 refusing writes) and `failing`, the stores that cannot serve. An
- * unexpected failure goes on to the error handler (500).
+ * unexpected failure goes on to the error handler (500). Each store is asked at most once per
+ * READINESS_INTERVAL_MS, its answer shared by every caller meanwhile.
  */
 export function readiness(stores: ReadinessStores): Middleware {
   const parts = Object.entries(stores).filter(([, store]) => store !== undefined) as [
     string,
     Pick<PlantStore, 'ping'>,
   ][];
+  const pings = parts.map(([, store]) => sharedPing(store));
   return async function getReadiness(ctx) {
-    const results = await Promise.allSettled(parts.map(([, store]) => store.ping()));
+    const results = await Promise.allSettled(pings.map((store) => store.ping()));
     const failing: string[] = [];
     let first: unknown;
     results.forEach((result, i) => {

@@ -19,16 +19,24 @@ const PRIVATE_V4 = [
   ['224.0.0.0', 3],
 ] as const;
 const PRIVATE_V6 = [
-  ['::', 128],
-  ['::1', 128],
+  // IPv4-compatible addresses (deprecated by RFC 4291), `::` and `::1` among them: `[::127.0.0.1]`
+  // and `[::a9fe:a9fe]` (169.254.169.254) must not pass as public IPv6. IPv4-mapped ones
+  // (`::ffff:0:0/96`) are checked by BlockList against the IPv4 ranges above.
+  ['::', 96],
+  // IPv4-translated (RFC 6145).
+  ['::ffff:0:0:0', 96],
   ['64:ff9b::', 96],
   ['64:ff9b:1::', 48],
   ['100::', 64],
   ['2001::', 23],
   ['2001:db8::', 32],
   ['2002::', 16],
+  ['3fff::', 20],
+  ['5f00::', 16],
   ['fc00::', 7],
   ['fe80::', 10],
+  // Site-local, deprecated by RFC 3879 but still routed inside some networks.
+  ['fec0::', 10],
   ['ff00::', 8],
 ] as const;
 
@@ -51,8 +59,10 @@ export function isPrivateAddress(address: string): boolean {
 
 /**
  * Why a receiver URL may not be used, or undefined when it may: https only, no credentials in the
- * URL, and (unless `allowPrivate`) no IP literal outside the public Internet. Host names are
- * checked again when they resolve, address by address, at each connection.
+ * URL, no host ending with a dot, and (unless `allowPrivate`) no IP literal outside the public
+ * Internet. The sender asks this again before each delivery, so a subscription stored before a
+ * rule was added is held to it; host names are checked again when they resolve, address by
+ * address, at each connection.
  */
 export function checkReceiverUrl(text: string, allowPrivate: boolean): string | undefined {
   let url: URL;
@@ -66,6 +76,8 @@ export function checkReceiverUrl(text: string, allowPrivate: boolean): string | 
   }
   if (url.username !== '' || url.password !== '') return 'the URL must not carry credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  // `localhost.` is `localhost` to a resolver; an IPv4 literal's trailing dot the URL parser drops.
+  if (host.endsWith('.')) return 'the URL host must not end with a dot';
   if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) {
     return 'the URL must not name a loopback host';
   }

@@ -23,9 +23,10 @@ const SUCCESS_WRITE_MS = 60_000;
 /**
  * Delivers what the outbox holds, in this process: polls for due deliveries (and looks at once
  * when this process recorded one), claims them for a lease, sends each, and reschedules failures
- * on the retry schedule. In flight at most `concurrency` deliveries, `tenantConcurrency` of one
- * tenant; a claimed delivery over its tenant's bound is handed back, so a slow receiver holds
- * neither memory nor sockets beyond its share.
+ * on the retry schedule. In flight at most `concurrency` deliveries, and of one tenant at most
+ * `tenantConcurrency` and never more than half of them (rounded up); a claimed delivery over its
+ * tenant's bound is handed back, so a slow receiver holds neither memory nor sockets beyond its
+ * share, and one that never answers leaves the other slots to other tenants.
  */
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
@@ -38,7 +39,13 @@ export class WebhookDispatcher {
   private readonly perTenant = new Map<string, number>();
   private readonly cache = new Map<string, { at: number; subscription?: WebhookSubscription }>();
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  /** One tenant's share of the slots: with 8 in all and 8 per tenant, a stuck receiver held all 8. */
+  private readonly tenantLimit: number;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    const { concurrency, tenantConcurrency } = deps.config;
+    this.tenantLimit = Math.min(tenantConcurrency, Math.max(1, Math.ceil(concurrency / 2)));
+  }
 
   start(): void {
     this.stopped = false;
@@ -121,11 +128,11 @@ export class WebhookDispatcher {
       now,
       room,
       config.leaseMs,
-      (tenant) => config.tenantConcurrency - (this.perTenant.get(tenant) ?? 0),
+      (tenant) => this.tenantLimit - (this.perTenant.get(tenant) ?? 0),
     );
     for (const delivery of claimed) {
       const busy = this.perTenant.get(delivery.tenant) ?? 0;
-      if (busy >= config.tenantConcurrency) {
+      if (busy >= this.tenantLimit) {
         // Handed back untried: the tenant's receiver is still busy with earlier ones.
         this.track(
           outbox.retry(delivery, new Date(now.getTime() + config.pollMs), delivery.attempts),

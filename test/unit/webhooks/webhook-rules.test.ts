@@ -5,7 +5,8 @@ import {
   isPrivateAddress,
 } from '../../../src/adapters/webhooks/address-policy.js';
 import { loadWebhookConfig } from '../../../src/config/webhooks.js';
-import { publicOnlyLookup } from '../../../src/adapters/webhooks/webhook-sender.js';
+import { publicOnlyLookup, WebhookSender } from '../../../src/adapters/webhooks/webhook-sender.js';
+import { newEventId, newWebhookSecret } from '../../../src/application/webhook-ids.js';
 import {
   DEFAULT_RETRY_SCHEDULE,
   failedTooLong,
@@ -28,6 +29,16 @@ describe('webhook rules', () => {
       'fd00::1',
       '::ffff:127.0.0.1',
       '::ffff:7f00:1',
+      // IPv4-compatible (deprecated): 127.0.0.1, 169.254.169.254, 10.0.0.1, and a public one.
+      '::7f00:1',
+      '::a9fe:a9fe',
+      '::a00:1',
+      '::808:808',
+      // IPv4-translated, deprecated site-local, documentation.
+      '::ffff:0:7f00:1',
+      'fec0::1',
+      'feff::1',
+      '3fff::1',
     ]) {
       expect(isPrivateAddress(address), address).to.equal(true);
     }
@@ -46,6 +57,54 @@ describe('webhook rules', () => {
     expect(checkReceiverUrl('not a url', false)).to.match(/absolute/);
     expect(checkReceiverUrl('http://127.0.0.1:9/x', true)).to.equal(undefined);
     expect(checkReceiverUrl('ftp://127.0.0.1/x', true)).to.match(/https/);
+  });
+
+  it('when a receiver URL names an IPv4-compatible, site-local or trailing-dot host, then it is refused', () => {
+    for (const url of [
+      'https://[::127.0.0.1]/',
+      'https://[::a9fe:a9fe]/',
+      'https://[::a00:1]/',
+      'https://[fec0::1]/',
+      'https://[::ffff:0:7f00:1]/',
+    ]) {
+      expect(checkReceiverUrl(url, false), url).to.match(/loopback, private or reserved/);
+    }
+    for (const url of ['https://localhost./x', 'https://a.localhost./', 'https://example.com./']) {
+      expect(checkReceiverUrl(url, false), url).to.match(/must not end with a dot/);
+    }
+    // The URL parser drops an IPv4 literal's trailing dot: the address rule applies.
+    expect(checkReceiverUrl('https://127.0.0.1./', false)).to.match(/loopback, private/);
+    expect(checkReceiverUrl('https://[2606:4700::1111]/x', false)).to.equal(undefined);
+  });
+
+  it('when a stored subscription names such a host, then the sender refuses the delivery before connecting', async () => {
+    const sender = new WebhookSender({
+      timeoutMs: 2000,
+      allowPrivate: false,
+      // What a name resolves to, per name: the connection's lookup checks these.
+      resolve: (host, _options, callback) =>
+        callback(null, [
+          { address: host === 'metadata.example' ? '::a9fe:a9fe' : 'fec0::1', family: 6 },
+        ]),
+    });
+    const deliver = async (url: string) => {
+      const outcome = await sender.send(url, newWebhookSecret(), {
+        eventId: newEventId(),
+        body: '{"id":1,"name":"a"}',
+      });
+      return outcome.ok ? 'delivered' : outcome.error;
+    };
+    try {
+      expect(await deliver('https://[::127.0.0.1]:9/hooks')).to.match(
+        /loopback, private or reserved/,
+      );
+      expect(await deliver('https://[fec0::1]:9/hooks')).to.match(/loopback, private or reserved/);
+      expect(await deliver('https://localhost./hooks')).to.match(/must not end with a dot/);
+      expect(await deliver('https://metadata.example/hooks')).to.match(/non-public address/);
+      expect(await deliver('https://site.example/hooks')).to.match(/non-public address/);
+    } finally {
+      sender.close();
+    }
   });
 
   it('when a host name resolves to any non-public address, then the connection lookup refuses it', async () => {

@@ -1,10 +1,12 @@
-import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { lock } from 'proper-lockfile';
 import { isScope } from '../../../domain/caller.js';
 import { PlantError } from '../../../domain/errors.js';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
+import { checkFile, MAX_FILE_BYTES, readBounded } from './bounded-read.js';
+import { writeAtomically } from './locked-file.js';
 
 type Row = Record<keyof ManagedToken, unknown>;
 /**
@@ -60,7 +62,8 @@ function fromRow(row: Row, lastUsed: Date | undefined): ManagedToken {
  * server can never overwrite a revocation. Files are created readable by their owner only.
  */
 export class FileTokenStore implements TokenStore {
-  private cache: { key: string; tokens: Map<string, ManagedToken> } | undefined;
+  private cache:
+    { key: string; tokens?: Map<string, ManagedToken>; broken?: PlantError } | undefined;
   /** Last-use writes of this process, one at a time. */
   private marking: Promise<void> = Promise.resolve();
 
@@ -80,16 +83,32 @@ export class FileTokenStore implements TokenStore {
     return unavailable;
   }
 
-  /** The parsed file, re-read only when it changed (a rename gives it a new inode). */
+  /**
+   * The parsed file, re-read only when it changed (a rename gives it a new inode). A file broken
+   * by its content, size or kind stays broken until it changes, so it is not read again either:
+   * a probe or a request against it costs two stats. One that is not a regular file or is larger
+   * than MAX_FILE_BYTES is refused by its stat, unread.
+   */
   private async load(): Promise<Map<string, ManagedToken>> {
+    let file, used;
     try {
-      const [file, used] = await Promise.all([
+      [file, used] = await Promise.all([
         stat(this.path).catch(missing),
         stat(this.usedPath).catch(missing),
       ]);
-      const key = [file, used].map((s) => s && `${s.ino}:${s.mtimeMs}:${s.size}`).join('|');
-      if (this.cache?.key === key) return this.cache.tokens;
-      const rows = file ? parseRows(await readFile(this.path, 'utf8')) : [];
+    } catch (error) {
+      throw this.unavailable(error);
+    }
+    const key = [file, used]
+      .map((s) => s && `${s.dev}:${s.ino}:${s.mtimeMs}:${s.ctimeMs}:${s.size}`)
+      .join('|');
+    if (this.cache?.key === key) {
+      if (this.cache.broken) throw this.cache.broken;
+      return this.cache.tokens!;
+    }
+    try {
+      if (file) checkFile(file, MAX_FILE_BYTES);
+      const rows = file ? parseRows(await readBounded(this.path)) : [];
       const lastUsed = used ? await this.readUsed() : {};
       const tokens = new Map(
         rows.map((row) => [row.id as string, fromRow(row, lastUse(lastUsed[row.id as string]))]),
@@ -97,14 +116,22 @@ export class FileTokenStore implements TokenStore {
       this.cache = { key, tokens };
       return tokens;
     } catch (error) {
-      throw this.unavailable(error);
+      const unavailable = this.unavailable(error);
+      // Errors with a code (EACCES, EMFILE, ...) may pass: only a broken file is remembered.
+      if ((error as NodeJS.ErrnoException).code === undefined) {
+        this.cache = { key, broken: unavailable };
+      }
+      throw unavailable;
     }
   }
 
   private async readUsed(): Promise<Record<string, string>> {
     // Last-use times are informative: an unreadable file counts as empty, never as an outage.
     try {
-      const parsed: unknown = JSON.parse(await readFile(this.usedPath, 'utf8'));
+      const parsed: unknown = JSON.parse(
+        // Only servers write it: a symlink there is someone else's, never followed.
+        await readBounded(this.usedPath, { follow: false }),
+      );
       return typeof parsed === 'object' && parsed !== null
         ? (parsed as Record<string, string>)
         : {};
@@ -224,10 +251,4 @@ function parseRows(text: string): Row[] {
     throw new Error('it is not a version 1 token file');
   }
   return parsed.tokens as Row[];
-}
-
-async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, { mode: 0o600 });
-  await rename(temporary, path);
 }

@@ -1,9 +1,11 @@
-import { mkdir, open, readFile, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PlantError } from '../../../domain/errors.js';
 import { eventBody, type PlantEvent, type WebhookEventType } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { newEventId } from '../../../application/webhook-ids.js';
+import { readBounded } from './bounded-read.js';
 import { writeAtomically } from './locked-file.js';
 
 type Entry = Omit<PendingDelivery, 'attempts'> & { attempts: number; due: number };
@@ -21,6 +23,9 @@ const LATER_LINES = 1024;
 
 // Rewrite the journal once this many lines are obsolete and they outnumber the live ones twice.
 const COMPACT_AFTER = 10_000;
+
+// The journal is this program's own file, just renamed into place: a symlink there is never followed.
+const APPEND = constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW;
 
 const addLine = (entry: Entry): string =>
   `${JSON.stringify({ op: 'add', entry: { ...entry, createdAt: entry.createdAt.getTime() } })}\n`;
@@ -51,13 +56,15 @@ export class FileWebhookOutbox implements WebhookOutbox {
   /** Replays and compacts the journal, then opens it for appending. */
   static async open(path: string, targets: Targets): Promise<FileWebhookOutbox> {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') return '';
-      throw error;
-    });
+    const text = await readBounded(path, { maxBytes: Infinity, follow: false }).catch(
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return '';
+        throw error;
+      },
+    );
     const entries = replay(text);
     await writeAtomically(path, [...entries.values()].map(addLine).join(''));
-    const outbox = new FileWebhookOutbox(path, await open(path, 'a', 0o600), targets);
+    const outbox = new FileWebhookOutbox(path, await open(path, APPEND), targets);
     for (const entry of entries.values()) outbox.remember(entry);
     return outbox;
   }
@@ -268,7 +275,7 @@ export class FileWebhookOutbox implements WebhookOutbox {
   private async compact(): Promise<void> {
     await writeAtomically(this.path, [...this.entries.values()].map(addLine).join(''));
     const previous = this.handle;
-    this.handle = await open(this.path, 'a', 0o600);
+    this.handle = await open(this.path, APPEND);
     this.obsolete = 0;
     await previous.close();
   }

@@ -1,4 +1,4 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { PlantError } from '../../../domain/errors.js';
 import {
@@ -10,6 +10,7 @@ import {
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
 import { byCreation, fromRecord, toRecord } from '../webhook-record.js';
+import { readBounded } from './bounded-read.js';
 import { withLock, writeAtomically } from './locked-file.js';
 
 type Subscriptions = Map<string, WebhookSubscription>;
@@ -56,7 +57,7 @@ export class FileWebhookStore implements WebhookSubscriptions {
       }
       const subscriptions: Subscriptions = new Map();
       if (found) {
-        const parsed = JSON.parse(await readFile(this.path, 'utf8')) as { webhooks?: unknown };
+        const parsed = JSON.parse(await readBounded(this.path)) as { webhooks?: unknown };
         if (!Array.isArray(parsed.webhooks)) throw new Error('it is not a webhook file');
         for (const record of parsed.webhooks) {
           const subscription = fromRecord(record as Record<string, unknown>);

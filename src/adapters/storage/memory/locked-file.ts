@@ -1,24 +1,61 @@
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { readBounded } from './bounded-read.js';
 
 const LOCK_ATTEMPTS = 100;
 const LOCK_WAIT_MS = 20;
 
-/** Writes the file by rename of a fsynced temporary: readers see the old or the new text, never half. */
+// A create that never follows a symlink nor reuses a file: O_EXCL fails on anything already there.
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * Writes the file by rename of a fsynced temporary: readers see the old or the new text, never
+ * half. The temporary has an unpredictable name (`<file>.<24 hex digits>.tmp`) and is created
+ * exclusively, so a symlink or file planted beside the file is never written through; the file is
+ * its owner's only (0600 whatever the umask), and the directory is fsynced so the rename lasts.
+ * (write-file-atomic does not fit: it opens a guessable name without O_EXCL and writes through a
+ * symlinked target.)
+ */
 export async function writeAtomically(path: string, text: string): Promise<void> {
-  const temporary = `${path}.${process.pid}.tmp`;
-  const handle = await open(temporary, 'w', 0o600);
+  const temporary = `${path}.${randomBytes(12).toString('hex')}.tmp`;
+  const handle = await open(temporary, CREATE_NEW, 0o600);
   try {
-    await handle.writeFile(text);
+    try {
+      await handle.chmod(0o600);
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
     await handle.sync();
+  } catch (error) {
+    // Some file systems refuse fsync on a directory; the rename is done all the same.
+    if (!['EINVAL', 'EISDIR', 'ENOTSUP'].includes((error as NodeJS.ErrnoException).code ?? '')) {
+      throw error;
+    }
   } finally {
     await handle.close();
   }
-  await rename(temporary, path);
 }
 
 /** Whether the lock's holder (the pid it holds) is gone: a process killed while holding it. */
 async function abandoned(lockPath: string): Promise<boolean> {
-  const pid = Number(await readFile(lockPath, 'utf8').catch(() => ''));
+  // A pid is a few bytes; a symlink or anything larger planted there is no lock of ours.
+  const held = await readBounded(lockPath, { maxBytes: 32, follow: false }).catch(() => '');
+  const pid = Number(held);
   if (!Number.isSafeInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
