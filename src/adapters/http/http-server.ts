@@ -2,7 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { clientErrorHandler } from './client-error.js';
-import { endAndDestroy } from './close-socket.js';
+import { endAndDestroy, lingeringClose } from './close-socket.js';
 import { watchOutput } from './output-watch.js';
 import { problem } from './error-catalogue.js';
 import { answer, rawAnswer } from './raw-answer.js';
@@ -83,6 +83,11 @@ export function createHttpServer(
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
   server.maxConnections = bounds.maxConnections;
+  // node:http ends a connection after an answer with `Connection: close` through destroySoon,
+  // which destroys it as soon as the answer is written: a lingering close instead.
+  server.on('connection', (socket: Socket) => {
+    socket.destroySoon = () => lingeringClose(socket, bounds.lingerMs);
+  });
   server.on('clientError', clientErrorHandler(bounds.lingerMs));
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
   server.on('connect', (_req, socket: Socket) =>
