@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { clientErrorHandler } from './client-error.js';
 import { endAndDestroy, lingeringClose } from './close-socket.js';
+import { boundConnections } from './connection-slots.js';
 import { watchOutput } from './output-watch.js';
 import { problem } from './error-catalogue.js';
 import { answer, rawAnswer } from './raw-answer.js';
@@ -21,8 +22,10 @@ export interface HttpLimits {
   sendTimeoutMs: number;
   /** Output waiting for clients on all connections together. */
   maxBufferedOutputBytes: number;
-  /** Connections open at once; more are closed as soon as they are accepted. */
+  /** Connections open at once; at the bound, an idle one gives its slot to a new one (see connection-slots.ts). */
   maxConnections: number;
+  /** Connections one client address may hold; more are closed as soon as they are accepted. */
+  maxConnectionsPerAddress: number;
   /** Connections the kernel queues before the server accepts them (capped by somaxconn). */
   backlog: number;
   /** A connection the server has answered and closed waits at most this for the client's close. */
@@ -37,9 +40,17 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   sendTimeoutMs: 30_000,
   maxBufferedOutputBytes: 64 * 1024 * 1024,
   maxConnections: 4096,
+  // A browser opens 6 to a host and a NAT or a small proxy pool a few dozen; 32 addresses are
+  // needed to fill the global bound, and the eviction at that bound frees what they leave idle.
+  maxConnectionsPerAddress: 128,
   backlog: 2048,
   lingerMs: 1000,
 };
+
+export interface HttpServerOptions {
+  /** Whether a peer is a trusted proxy (PLANT_STORE_TRUST_PROXY): exempt from the per-address bound. */
+  trustedProxy?: ((address: string) => boolean) | undefined;
+}
 
 /** A node:http server that knows the backlog to listen with. */
 export type HttpServer = Server & { readonly backlog: number };
@@ -57,6 +68,7 @@ const EXPECTATION_FAILED = problem('expectation-failed');
 export function createHttpServer(
   listener: RequestListener,
   limits: Partial<HttpLimits> = {},
+  { trustedProxy }: HttpServerOptions = {},
 ): HttpServer {
   const bounds = { ...DEFAULT_HTTP_LIMITS, ...limits };
   // Node checks the header and request timeouts on this period; finer when they are short.
@@ -82,7 +94,11 @@ export function createHttpServer(
   );
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
-  server.maxConnections = bounds.maxConnections;
+  boundConnections(server, {
+    maxConnections: bounds.maxConnections,
+    maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
+    exempt: trustedProxy,
+  });
   // node:http ends a connection after an answer with `Connection: close` through destroySoon,
   // which destroys it as soon as the answer is written: a lingering close instead.
   server.on('connection', (socket: Socket) => {
