@@ -76,9 +76,10 @@ async function serveHere(loaded: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // Stop accepting, let in-flight requests finish, then close the storage.
+    // Stop accepting (/readyz answers 503 from now on), answer what was received with
+    // `Connection: close`, close keep-alive connections between requests (http-server.ts), then
+    // close the storage.
     const closed = new Promise((resolve) => server.close(resolve));
-    server.closeIdleConnections();
     const graceSeconds = config.shutdownGraceSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS;
     const force = setTimeout(() => {
       const inFlight = service.requestsInFlight();

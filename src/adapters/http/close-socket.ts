@@ -9,6 +9,9 @@ export const DEFAULT_LINGER_MS = 1000;
  */
 export const LINGER_BYTES = 256 * 1024;
 
+/** Connections in a lingering close: asked again (shutdown, node:http), nothing changes. */
+const lingering = new WeakSet<Socket>();
+
 /** Destroys the socket after `ms` unless it closes first. */
 export function destroyAfter(socket: Socket, ms: number): void {
   const timer = setTimeout(() => socket.destroy(), ms);
@@ -44,7 +47,8 @@ export function endAndDestroy(socket: Socket, data: string, lingerMs = DEFAULT_L
  * reads: nothing that arrives now is taken as a request.
  */
 export function lingeringClose(socket: Socket, lingerMs = DEFAULT_LINGER_MS): void {
-  if (socket.destroyed) return;
+  if (socket.destroyed || lingering.has(socket)) return;
+  lingering.add(socket);
   if (!socket.writable) {
     socket.destroy();
     return;

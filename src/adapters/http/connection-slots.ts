@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey } from './auth-failure-budget.js';
 
@@ -12,8 +12,16 @@ export interface ConnectionSlotLimits {
 }
 
 /** node:http's own reference to the response in progress on a connection (null between requests). */
-const busy = (socket: Socket): boolean =>
-  (socket as Socket & { _httpMessage?: unknown })._httpMessage != null;
+export const responseInProgress = (socket: Socket): ServerResponse | undefined =>
+  (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+
+const busy = (socket: Socket): boolean => responseInProgress(socket) !== undefined;
+
+/** The connections a server holds, as bounded by boundConnections. */
+export interface ConnectionSlots {
+  /** Every connection open now. */
+  sockets(): Iterable<Socket>;
+}
 
 /**
  * Bounds the connections a server holds, per client address first and then over all addresses.
@@ -26,7 +34,7 @@ const busy = (socket: Socket): boolean =>
  * slot from another address while it is not using it. Work happens per connection, never per
  * request; finding a slot at the global bound looks at each open connection at most once.
  */
-export function boundConnections(server: Server, limits: ConnectionSlotLimits): void {
+export function boundConnections(server: Server, limits: ConnectionSlotLimits): ConnectionSlots {
   const byAddress = new Map<string, Set<Socket>>();
   let open = 0;
 
@@ -80,4 +88,9 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
     const mine = held;
     socket.once('close', () => release(key, mine, socket));
   });
+  return {
+    *sockets() {
+      for (const held of byAddress.values()) yield* held;
+    },
+  };
 }

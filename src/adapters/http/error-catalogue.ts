@@ -305,6 +305,16 @@ export const ERROR_CATALOGUE = {
     },
     on: ['createPlant', 'deletePlant'],
   }),
+  'shutting-down': entry({
+    status: 503,
+    code: 50304,
+    when: 'readiness only: the service is shutting down (SIGTERM or SIGINT); it answers what it has received and takes no new connections',
+    message: () => 'the service is shutting down',
+    header: retryAfterOne,
+    example: 'the service is shutting down',
+    // /readyz describes its 503 bodies itself (NotReady), as it does for 50301 and 50303.
+    on: [],
+  }),
   'token-verification-unavailable': entry({
     status: 503,
     code: 50302,

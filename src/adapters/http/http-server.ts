@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { clientErrorHandler } from './client-error.js';
 import { endAndDestroy, lingeringClose } from './close-socket.js';
-import { boundConnections } from './connection-slots.js';
+import { boundConnections, responseInProgress, type ConnectionSlots } from './connection-slots.js';
 import { watchOutput } from './output-watch.js';
 import { problem } from './error-catalogue.js';
 import { answer, rawAnswer } from './raw-answer.js';
@@ -85,6 +85,8 @@ export function createHttpServer(
       requireHostHeader: false,
     },
     (req, res) => {
+      // Shutting down (the server closed): answered, then the connection closes.
+      if (!server.listening) res.shouldKeepAlive = false;
       if (req.headers.host === undefined && req.httpVersion === '1.1') {
         answer(res, MISSING_HOST);
       } else {
@@ -94,11 +96,14 @@ export function createHttpServer(
   );
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
-  boundConnections(server, {
+  const slots = boundConnections(server, {
     maxConnections: bounds.maxConnections,
     maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
     exempt: trustedProxy,
   });
+  // server.close() calls this (and main.ts's shutdown may too): node:http's own destroys idle
+  // connections at once, resetting a request that has arrived and not been read yet.
+  server.closeIdleConnections = () => closeBetweenRequests(slots, bounds.lingerMs);
   // node:http ends a connection after an answer with `Connection: close` through destroySoon,
   // which destroys it as soon as the answer is written: a lingering close instead.
   server.on('connection', (socket: Socket) => {
@@ -115,6 +120,33 @@ export function createHttpServer(
     intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
   });
   return Object.assign(server, { backlog: bounds.backlog });
+}
+
+/**
+ * How long a connection idle at shutdown stays open for a request already on its way: one that
+ * arrives is answered (with `Connection: close`) rather than dropped by the close.
+ */
+export const LAST_CALL_MS = 250;
+
+/**
+ * Closes every connection between requests, for shutdown, so that nothing accepted is reset: an
+ * answer not started yet says `Connection: close` and its connection closes after it; one already
+ * under way, and each idle connection, gets LAST_CALL_MS for a request already sent to arrive;
+ * a connection still idle then closes with a lingering close (FIN, the client's bytes read and
+ * dropped), which a client sees as a clean close before its next request was taken.
+ */
+function closeBetweenRequests(slots: ConnectionSlots, lingerMs: number): void {
+  const closeIfIdle = (socket: Socket) => {
+    if (responseInProgress(socket) === undefined && socket.writable)
+      lingeringClose(socket, lingerMs);
+  };
+  const later = (socket: Socket) => setTimeout(closeIfIdle, LAST_CALL_MS, socket).unref();
+  for (const socket of slots.sockets()) {
+    const response = responseInProgress(socket);
+    if (response === undefined) later(socket);
+    else if (!response.headersSent) response.shouldKeepAlive = false;
+    else if (response.shouldKeepAlive) response.once('finish', () => later(socket));
+  }
 }
 
 /** Listens on `host:port` with the server's backlog; rejects when the address cannot be bound. */

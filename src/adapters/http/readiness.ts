@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import type { PlantStore } from '../../ports/plant-store.js';
 import type { TokenStore } from '../../ports/token-store.js';
+import { draining } from './draining.js';
+import { problem } from './error-catalogue.js';
 import { toProblem } from './error-handler.js';
 import { sendJson } from './send-json.js';
 
@@ -11,7 +13,7 @@ export interface ReadinessStores {
 }
 
 /**
- * GET /readyz: 200 while every store serves; else 503 with the first failing store's Error body
+ * GET /readyz: 503 50304 (`failing` empty) once shutdown has begun; 200 while every store serves; else 503 with the first failing store's Error body
  * (50301 unreachable, 50303 refusing writes) and `failing`, the stores that cannot serve. An
  * unexpected failure goes on to the error handler (500).
  */
@@ -20,7 +22,14 @@ export function readiness(stores: ReadinessStores): Middleware {
     string,
     Pick<PlantStore, 'ping'>,
   ][];
+  const stopping = problem('shutting-down');
+  const stoppingBody = JSON.stringify({
+    error: stopping.code,
+    message: stopping.message,
+    failing: [],
+  });
   return async function getReadiness(ctx) {
+    if (draining(ctx.req)) return sendJson(ctx, 503, stoppingBody, stopping.headers);
     const results = await Promise.allSettled(parts.map(([, store]) => store.ping()));
     const failing: string[] = [];
     let first: unknown;
