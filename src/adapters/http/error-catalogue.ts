@@ -92,8 +92,8 @@ export const ERROR_CATALOGUE = {
   'missing-host': entry({
     status: 400,
     code: 40006,
-    when: 'an HTTP/1.1 request without a `Host` header; the connection closes',
-    message: () => 'an HTTP/1.1 request must carry a Host header',
+    when: 'an HTTP/1.1 request without a `Host` header, or a request with more than one; the connection closes',
+    message: (message?: string) => message ?? 'an HTTP/1.1 request must carry a Host header',
     example: 'an HTTP/1.1 request must carry a Host header',
     on: ANY,
   }),
@@ -245,7 +245,7 @@ export const ERROR_CATALOGUE = {
   'expectation-failed': entry({
     status: 417,
     code: 41701,
-    when: 'an `Expect` header other than `100-continue`; the connection closes',
+    when: 'an `Expect` header other than `100-continue` (in any case) alone; the connection closes',
     message: () => 'the Expect header is not supported; only 100-continue is',
     example: 'the Expect header is not supported; only 100-continue is',
     on: ANY,

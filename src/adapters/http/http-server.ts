@@ -57,13 +57,14 @@ export type HttpServer = Server & { readonly backlog: number };
 
 const CONNECT_REFUSED = rawAnswer(problem('connect-refused'));
 const MISSING_HOST = problem('missing-host');
+const TWO_HOSTS = problem('missing-host', 'a request must carry exactly one Host header');
 const EXPECTATION_FAILED = problem('expectation-failed');
 
 /**
  * The node:http server for the application, with every limit of `limits` (defaults for those
  * absent) and the contract's Error body for what Node would otherwise answer itself: requests it
- * cannot parse or that time out (408), `Expect` other than 100-continue (417), HTTP/1.1 without
- * `Host` (400) and CONNECT (405).
+ * cannot parse or that time out (408, a stalled body included), `Expect` other than 100-continue
+ * alone (417), HTTP/1.1 without `Host` or any request with two (400) and CONNECT (405).
  */
 export function createHttpServer(
   listener: RequestListener,
@@ -76,6 +77,18 @@ export function createHttpServer(
     10,
     Math.min(1000, Math.floor(Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs) / 4)),
   );
+  const handle: RequestListener = (req, res) => {
+    // Shutting down (the server closed): answered, then the connection closes.
+    if (!server.listening) res.shouldKeepAlive = false;
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      answer(res, MISSING_HOST);
+    } else if (hostHeaders(req.rawHeaders) > 1) {
+      // Node keeps the first of two; a proxy in front may have routed by the other.
+      answer(res, TWO_HOSTS);
+    } else {
+      listener(req, res);
+    }
+  };
   const server = createServer(
     {
       headersTimeout: bounds.headersTimeoutMs,
@@ -84,15 +97,7 @@ export function createHttpServer(
       // Checked below, so that the answer is an Error body rather than Node's empty 400.
       requireHostHeader: false,
     },
-    (req, res) => {
-      // Shutting down (the server closed): answered, then the connection closes.
-      if (!server.listening) res.shouldKeepAlive = false;
-      if (req.headers.host === undefined && req.httpVersion === '1.1') {
-        answer(res, MISSING_HOST);
-      } else {
-        listener(req, res);
-      }
-    },
+    handle,
   );
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
@@ -109,8 +114,29 @@ export function createHttpServer(
   server.on('connection', (socket: Socket) => {
     socket.destroySoon = () => lingeringClose(socket, bounds.lingerMs);
   });
-  server.on('clientError', clientErrorHandler(bounds.lingerMs));
+  const onClientError = clientErrorHandler(bounds.lingerMs);
+  server.on('clientError', onClientError);
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
+  // Node sends 100 Continue for any Expect that contains 100-continue among other words
+  // (`100-continue, foo`); only the expectation alone is met (any case: RFC 9110, 10.1.1).
+  server.on('checkContinue', (req, res) => {
+    if (req.headers.expect?.trim().toLowerCase() === '100-continue') {
+      res.writeContinue();
+      handle(req, res);
+    } else {
+      answer(res, EXPECTATION_FAILED);
+    }
+  });
+  // The idle timeout (nothing moved for idleTimeoutMs) can come before the request timeout is
+  // checked: a body that stalls then gets the 408 the request timeout gives, not a bare close.
+  server.on('timeout', (socket: Socket) => {
+    const response = responseInProgress(socket);
+    if (response !== undefined && !response.headersSent && !response.req.complete) {
+      onClientError(Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    } else {
+      socket.destroy();
+    }
+  });
   server.on('connect', (_req, socket: Socket) =>
     endAndDestroy(socket, CONNECT_REFUSED, bounds.lingerMs),
   );
@@ -120,6 +146,16 @@ export function createHttpServer(
     intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
   });
   return Object.assign(server, { backlog: bounds.backlog });
+}
+
+/** How many Host headers a request carries (only a 4-character name can be Host). */
+function hostHeaders(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
 }
 
 /**
