@@ -7,6 +7,7 @@ import { consoleIo, runCli } from './adapters/cli/run-cli.js';
 import type { ServeOptions } from './adapters/cli/serve-options.js';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type Config } from './adapters/config/index.js';
 import { createHttpServer, listenHttpServer } from './adapters/http/http-server.js';
+import { trustedPeer } from './adapters/http/trusted-proxy.js';
 import { startTracing } from './adapters/telemetry/tracing.js';
 import { composeService } from './composition/build-service.js';
 import { openTokenAdministration } from './composition/open-token-administration.js';
@@ -58,7 +59,9 @@ async function serveHere(loaded: Config): Promise<void> {
   if (config.storage.kind === 'memory') {
     logger.info({ tokenFile: config.tokenFile }, 'managed tokens are read from the token file');
   }
-  const server = createHttpServer(service.app.callback(), config.http);
+  const server = createHttpServer(service.app.callback(), config.http, {
+    trustedProxy: trustedPeer(config.trustProxy),
+  });
   try {
     await listenHttpServer(server, config.port, config.host);
   } catch (error) {

@@ -203,6 +203,7 @@ function compose(config: Config, overrides: Overrides): Container {
         metrics,
         tracer,
         counts,
+        trustProxy: config.trustProxy,
       }),
     [ids.PlantUseCases, ids.TokenVerifier, ids.Storage, ids.Logger, ids.Telemetry],
   );

@@ -19,6 +19,7 @@ import { metricsRoutes } from './metrics-route.js';
 import { readiness } from './readiness.js';
 import { requestObserver, type RequestCounts } from './request-observer.js';
 import { sendJson } from './send-json.js';
+import { trustProxy, type TrustProxy } from './trusted-proxy.js';
 import { Router } from '@koa/router';
 
 /** The Koa application; callers need only its `callback()`. */
@@ -46,6 +47,8 @@ export interface HttpAppOptions {
   tracer?: Tracer | undefined;
   /** Where the requests in flight are counted (the host reads it at shutdown). */
   counts?: RequestCounts;
+  /** Whose X-Forwarded-For names the client for the per-address rules; absent: nobody's. */
+  trustProxy?: TrustProxy | undefined;
 }
 
 const documents = new Map<string, string>();
@@ -93,8 +96,10 @@ export function createHttpApp({
   metrics,
   tracer,
   counts,
+  trustProxy: trust,
 }: HttpAppOptions): HttpApp {
   const app = new Koa();
+  trustProxy(app, trust);
   const limits = {
     admit: rateLimit > 0 ? tenantRateLimit(rateLimit) : undefined,
     failures: authFailureLimit > 0 ? new AuthFailureBudget(authFailureLimit) : undefined,
