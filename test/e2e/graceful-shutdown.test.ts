@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { decodeMember } from '../../src/adapters/storage/redis/redis-plant-codec.js';
 import { serverMissing } from '../support/server-requirement.js';
 import { startRedisServer } from '../support/redis-server.js';
-import { startService, type ServiceProcess } from '../support/service-process.js';
+import { startService } from '../support/service-process.js';
 
 const TOKEN = 'shutdown-token-0123456789';
 const CONNECTIONS = 50;
@@ -66,31 +66,18 @@ function postBackToBack(port: number, first: bigint): Promise<Outcome> {
   return once(socket, 'close').then(() => outcome);
 }
 
-describe('graceful shutdown (a service process on Redis, raw sockets)', function () {
-  this.timeout(60_000);
-  let close: (() => Promise<void>) | undefined;
-  let url = '';
-  let service: ServiceProcess | undefined;
-  before(async function () {
-    const started = await startRedisServer();
-    if (typeof started === 'string') return serverMissing(this, 'Redis', started);
-    ({ close } = started);
-    url = started.server.url;
-  });
-  after(async () => {
-    await service?.kill();
-    await close?.();
-  });
+const TOKENS = JSON.stringify([
+  { token: TOKEN, tenant: 'drain', scopes: ['plants:read', 'plants:write'] },
+]);
 
-  it('when SIGTERM arrives while 50 keep-alive connections post creates back to back, then /readyz answers 503 at once, every written create is answered (the last with Connection: close), none is reset, and the acknowledged ones are exactly the stored ones', async () => {
-    service = await startService({
-      PLANT_STORE_STORAGE: 'redis',
-      REDIS_URL: url,
-      PLANT_STORE_TOKENS: JSON.stringify([
-        { token: TOKEN, tenant: 'drain', scopes: ['plants:read', 'plants:write'] },
-      ]),
-      PLANT_STORE_RATE_LIMIT: '0',
-    });
+/**
+ * Starts the service with `env`, has 50 keep-alive connections post creates back to back, sends
+ * SIGTERM after 1.5 s, asks /readyz on a connection opened before it, and checks that nothing
+ * was reset and every create written was answered. Resolves the acknowledged ids.
+ */
+async function drainUnderLoad(env: Record<string, string>): Promise<bigint[]> {
+  const service = await startService({ ...env, PLANT_STORE_TOKENS: TOKENS });
+  try {
     const { port } = service;
     const readiness = connect({ port, host: '127.0.0.1' });
     await once(readiness, 'connect');
@@ -122,15 +109,48 @@ describe('graceful shutdown (a service process on Redis, raw sockets)', function
     // comes: each gets its last answer with `Connection: close`, no create is left unanswered.
     expect(outcomes.filter((o) => o.toldToClose)).to.have.length(CONNECTIONS);
     expect(outcomes.filter((o) => o.unanswered !== undefined)).to.deep.equal([]);
+    return acknowledged;
+  } finally {
+    await service.kill();
+  }
+}
 
-    const redis = new Redis(url);
-    try {
-      const members = await redis.zrange('plant-store:{ZHJhaW4}:plants', '0', '-1');
-      const stored = members.map((member) => decodeMember(member).id);
-      const order = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
-      expect(stored.sort(order)).to.deep.equal(acknowledged.sort(order));
-    } finally {
-      redis.disconnect();
-    }
+describe('graceful shutdown (a service process, raw sockets)', function () {
+  this.timeout(60_000);
+
+  it('when SIGTERM arrives while 50 keep-alive connections post creates back to back on memory, then /readyz answers 503 at once, every written create is answered (the last with Connection: close) and none is reset', async () => {
+    await drainUnderLoad({ PLANT_STORE_RATE_LIMIT: '0' });
+  });
+
+  describe('on Redis', () => {
+    let close: (() => Promise<void>) | undefined;
+    let url = '';
+    before(async function () {
+      const started = await startRedisServer();
+      if (typeof started === 'string') return serverMissing(this, 'Redis', started);
+      ({ close } = started);
+      url = started.server.url;
+    });
+    after(async () => {
+      await close?.();
+    });
+
+    it('when SIGTERM arrives while 50 keep-alive connections post creates back to back, then every written create is answered, none is reset, and the acknowledged ones are exactly the stored ones', async () => {
+      const acknowledged = await drainUnderLoad({
+        PLANT_STORE_STORAGE: 'redis',
+        REDIS_URL: url,
+        PLANT_STORE_RATE_LIMIT: '0',
+      });
+
+      const redis = new Redis(url);
+      try {
+        const members = await redis.zrange('plant-store:{ZHJhaW4}:plants', '0', '-1');
+        const stored = members.map((member) => decodeMember(member).id);
+        const order = (a: bigint, b: bigint) => (a < b ? -1 : a > b ? 1 : 0);
+        expect(stored.sort(order)).to.deep.equal(acknowledged.sort(order));
+      } finally {
+        redis.disconnect();
+      }
+    });
   });
 });
