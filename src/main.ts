@@ -7,6 +7,7 @@ import { consoleIo, runCli } from './cli/run-cli.js';
 import type { ServeOptions } from './cli/serve-options.js';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type Config } from './config/index.js';
 import { createHttpServer, listenHttpServer } from './adapters/http/http-server.js';
+import { trustedPeer } from './adapters/http/trusted-proxy.js';
 import { startTracing } from './adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './composition/container.js';
 import { openTokenAdministration } from './composition/open-token-administration.js';
@@ -58,7 +59,9 @@ async function serveHere(loaded: Config): Promise<void> {
   if (config.storage.kind === 'memory') {
     logger.info({ tokenFile: config.tokenFile }, 'managed tokens are read from the token file');
   }
-  const server = createHttpServer(service.app.callback(), config.http);
+  const server = createHttpServer(service.app.callback(), config.http, {
+    trustedProxy: trustedPeer(config.trustProxy),
+  });
   try {
     await listenHttpServer(server, config.port, config.host);
   } catch (error) {
@@ -76,9 +79,10 @@ async function serveHere(loaded: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    // Stop accepting, let in-flight requests finish, then close the storage.
+    // Stop accepting (/readyz answers 503 from now on), answer what was received with
+    // `Connection: close`, close keep-alive connections between requests (http-server.ts), then
+    // close the storage.
     const closed = new Promise((resolve) => server.close(resolve));
-    server.closeIdleConnections();
     const graceSeconds = config.shutdownGraceSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS;
     const force = setTimeout(() => {
       const inFlight = service.requestsInFlight();

@@ -33,6 +33,7 @@ export const ERROR_CODES = {
   STORAGE_UNAVAILABLE: 50301,
   TOKEN_VERIFICATION_UNAVAILABLE: 50302,
   STORAGE_REFUSES_WRITES: 50303,
+  SHUTTING_DOWN: 50304,
 } as const;
 
 /** How many requests a call sent, and the statuses of those that were retried. */

@@ -63,6 +63,7 @@ export const httpModule = (config: Config): ContainerModule =>
           metrics,
           tracer,
           counts,
+          trustProxy: config.trustProxy,
           ...host,
         }),
       [

@@ -7,6 +7,8 @@ import { parseHttpLimits } from './http-limits.js';
 import { parseJwt, type JwtConfig } from './jwt.js';
 import { parseInteger, parseSwitch } from './parse.js';
 import { parseStorage, type StorageConfig } from './storage.js';
+import { parseTrustProxy } from './trust-proxy.js';
+import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
 import {
   DEFAULT_TOKEN_FILE,
   parseStaticTokens,
@@ -48,6 +50,8 @@ export interface Config {
   http?: Partial<HttpLimits>;
   /** Failed authentications a second per client address (token bucket); 0 or absent: no budget. */
   authFailureLimit?: number;
+  /** Whose X-Forwarded-For names the client (PLANT_STORE_TRUST_PROXY); absent: nobody's. */
+  trustProxy?: TrustProxy;
   /** How long start-up waits for the storage to open (retrying) before it gives up. */
   startupTimeoutSeconds: number;
   /** Webhook delivery (docs/webhooks.md); absent: the defaults. */
@@ -68,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const jwt = parseJwt(env);
   const storage = parseStorage(env);
+  const trustProxy = parseTrustProxy(env.PLANT_STORE_TRUST_PROXY);
   const webhooks = loadWebhookConfig(env, env.PLANT_STORE_TOKEN_FILE || DEFAULT_TOKEN_FILE);
   if (!webhooks.deliver && storage.kind === 'memory') {
     throw new ConfigError(
@@ -95,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       3600,
     ),
     ...(jwt && { jwt }),
+    ...(trustProxy && { trustProxy }),
     http: parseHttpLimits(env),
     authFailureLimit: parseInteger(
       'PLANT_STORE_AUTH_FAILURE_LIMIT',

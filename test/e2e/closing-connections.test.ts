@@ -88,6 +88,25 @@ describe('closing connections (raw sockets)', () => {
     await eventually(async () => (await service.open()) === 0, LIMITS.lingerMs + 500, 'closed');
   });
 
+  for (const idleTimeoutMs of [500, LIMITS.requestTimeoutMs]) {
+    it(`when a body stalls after 7 of 100 bytes and the idle timeout is ${idleTimeoutMs} ms, then 408 40801, not a bare close`, async () => {
+      await service.close();
+      service = await HardenedService.start({ ...LIMITS, idleTimeoutMs });
+      const client = await open();
+      client.send(`${post(100)}{"id":1`);
+      const started = Date.now();
+
+      await client.ended;
+
+      expect(Date.now() - started).to.be.below(2500);
+      expect(client.response()).to.deep.include({
+        status: 408,
+        body: { error: 40801, message: 'the request did not arrive in time' },
+      });
+      await eventually(async () => (await service.open()) === 0, LIMITS.lingerMs + 500, 'closed');
+    });
+  }
+
   it('when a keep-alive connection stays idle after an answer, then it is destroyed after the keep-alive timeout', async () => {
     const client = await open();
     client.send('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');

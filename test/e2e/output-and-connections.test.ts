@@ -59,10 +59,17 @@ describe('connections and output a client can hold (raw sockets)', () => {
     expect(await service.open()).to.be.within(1, 5);
   });
 
-  it('when more connections arrive than the bound, then the extra ones are closed at once and the bound frees as others leave', async () => {
+  it('when more connections arrive than the bound while each has a request in progress, then the extra ones are closed at once and the bound frees as others leave', async () => {
     service = await HardenedService.start({ maxConnections: 5 });
     const held = await Promise.all(Array.from({ length: 5 }, () => RawClient.open(service!.port)));
     clients.push(...held);
+    // A body that never arrives in full: an idle connection would give its slot up instead.
+    for (const client of held) {
+      client.send(
+        `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HardenedService.TOKEN}\r\n` +
+          'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
+      );
+    }
     await eventually(async () => (await service!.open()) === 5, 1000, 'five held');
 
     const extra = await RawClient.open(service.port);

@@ -36,6 +36,47 @@ describe('answers Node would give by itself (raw sockets)', () => {
     await closedByServer();
   });
 
+  for (const expectation of ['100-continue, foo', 'foo, 100-continue', '100-continue,', 'foo']) {
+    it(`when Expect is "${expectation}", then 417 41701 and no 100 Continue`, async () => {
+      const client = await exchange(
+        `POST /plants HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\n` +
+          `Content-Length: 2\r\nExpect: ${expectation}\r\n\r\n`,
+      );
+
+      expect(client.text).to.match(/^HTTP\/1\.1 417 /);
+      expect(client.response().body).to.deep.include({ error: 41701 });
+      await closedByServer();
+    });
+  }
+
+  for (const expectation of ['100-continue', '100-Continue', ' 100-CONTINUE ']) {
+    it(`when Expect is "${expectation}" (the expectation is case-insensitive), then 100 Continue and the request is served`, async () => {
+      const client = await RawClient.open(service.port);
+      clients.push(client);
+      client.send(
+        `POST /plants HTTP/1.1\r\nHost: x\r\n${AUTH}Content-Type: application/json\r\n` +
+          `Content-Length: 20\r\nConnection: close\r\nExpect: ${expectation}\r\n\r\n`,
+      );
+      await eventually(() => client.text.startsWith('HTTP/1.1 100 Continue\r\n\r\n'), 1000, '100');
+      client.send('{"id":1,"name":"ab"}');
+      await client.ended;
+
+      expect(client.text.slice(client.text.indexOf('\r\n\r\n') + 4)).to.match(/^HTTP\/1\.1 200 /);
+    });
+  }
+
+  it('when a request has two Host headers, then 400 40006 with an Error body, and the connection closes', async () => {
+    for (const hosts of ['Host: x\r\nHost: y\r\n', 'Host: x\r\nhost: x\r\n']) {
+      const client = await exchange(`GET /plants HTTP/1.1\r\n${hosts}${AUTH}\r\n`);
+
+      expect(client.response()).to.deep.include({
+        status: 400,
+        body: { error: 40006, message: 'a request must carry exactly one Host header' },
+      });
+    }
+    await closedByServer();
+  });
+
   it('when an HTTP/1.1 request has no Host, then 400 40006 with an Error body, and the connection closes', async () => {
     const client = await exchange(`GET /plants HTTP/1.1\r\n${AUTH}\r\n`);
 

@@ -7,6 +7,7 @@ import {
   type HttpLimits,
   type HttpServer,
 } from '../../src/adapters/http/http-server.js';
+import { trustedPeer } from '../../src/adapters/http/trusted-proxy.js';
 import { MemoryPlantStore } from '../../src/adapters/storage/memory/memory-plant-store.js';
 import { PlantService } from '../../src/application/plant-service.js';
 
@@ -29,7 +30,9 @@ export class HardenedService {
 
   static async start(
     limits: Partial<HttpLimits> = {},
-    app: Partial<Pick<HttpAppOptions, 'rateLimit' | 'authFailureLimit' | 'tokens'>> = {},
+    app: Partial<
+      Pick<HttpAppOptions, 'rateLimit' | 'authFailureLimit' | 'tokens' | 'trustProxy'>
+    > = {},
   ): Promise<HardenedService> {
     const store = new MemoryPlantStore();
     const tokens = new StaticTokenVerifier([
@@ -43,7 +46,10 @@ export class HardenedService {
       logger: silent,
       ...app,
     });
-    const service = new HardenedService(createHttpServer(koa.callback(), limits), store);
+    const server = createHttpServer(koa.callback(), limits, {
+      trustedProxy: trustedPeer(app.trustProxy),
+    });
+    const service = new HardenedService(server, store);
     await listenHttpServer(service.server, 0, '127.0.0.1');
     return service;
   }

@@ -19,6 +19,7 @@ import { metricsRoutes } from './metrics-route.js';
 import { readiness } from './readiness.js';
 import { requestObserver, type RequestCounts } from './request-observer.js';
 import { answerJson } from './json-answer.js';
+import { trustProxy, type TrustProxy } from './trusted-proxy.js';
 import { Router } from '@koa/router';
 
 /** The Koa application; callers need only its `callback()`. */
@@ -51,6 +52,8 @@ export interface HttpAppOptions {
    * line of the request; undefined (or absent) takes a well-formed X-Request-Id or a fresh UUID.
    */
   requestId?: ((ctx: Koa.Context) => string | undefined) | undefined;
+  /** Whose X-Forwarded-For names the client for the per-address rules; absent: nobody's. */
+  trustProxy?: TrustProxy | undefined;
 }
 
 const documents = new Map<string, string>();
@@ -99,8 +102,10 @@ export function createHttpApp({
   tracer,
   counts,
   requestId,
+  trustProxy: trust,
 }: HttpAppOptions): HttpApp {
   const app = new Koa();
+  trustProxy(app, trust);
   const limits = {
     admit: rateLimit > 0 ? tenantRateLimit(rateLimit) : undefined,
     failures: authFailureLimit > 0 ? new AuthFailureBudget(authFailureLimit) : undefined,

@@ -81,7 +81,8 @@ export function authorize(
   // Not async: a token known without I/O (a configured one) goes on to the route at once, sparing
   // every request the microtasks of three awaits.
   return (ctx, next) => {
-    const address = ctx.req.socket.remoteAddress;
+    // The peer's address, or the client's behind a trusted proxy (trusted-proxy.ts).
+    const address = ctx.ip;
     failures?.check(address);
     let token: string;
     try {

@@ -93,8 +93,8 @@ export const ERROR_CATALOGUE = {
   'missing-host': entry({
     status: 400,
     code: 40006,
-    when: 'an HTTP/1.1 request without a `Host` header; the connection closes',
-    message: () => 'an HTTP/1.1 request must carry a Host header',
+    when: 'an HTTP/1.1 request without a `Host` header, or a request with more than one; the connection closes',
+    message: (message?: string) => message ?? 'an HTTP/1.1 request must carry a Host header',
     example: 'an HTTP/1.1 request must carry a Host header',
     on: ANY,
   }),
@@ -246,7 +246,7 @@ export const ERROR_CATALOGUE = {
   'expectation-failed': entry({
     status: 417,
     code: 41701,
-    when: 'an `Expect` header other than `100-continue`; the connection closes',
+    when: 'an `Expect` header other than `100-continue` (in any case) alone; the connection closes',
     message: () => 'the Expect header is not supported; only 100-continue is',
     example: 'the Expect header is not supported; only 100-continue is',
     on: ANY,
@@ -305,6 +305,16 @@ export const ERROR_CATALOGUE = {
       value: () => REFUSED_WRITES_RETRY_SECONDS,
     },
     on: ['createPlant', 'deletePlant'],
+  }),
+  'shutting-down': entry({
+    status: 503,
+    code: 50304,
+    when: 'readiness only: the service is shutting down (SIGTERM or SIGINT); it answers what it has received and takes no new connections',
+    message: () => 'the service is shutting down',
+    header: retryAfterOne,
+    example: 'the service is shutting down',
+    // /readyz describes its 503 bodies itself (NotReady), as it does for 50301 and 50303.
+    on: [],
   }),
   'token-verification-unavailable': entry({
     status: 503,

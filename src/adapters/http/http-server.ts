@@ -2,7 +2,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { clientErrorHandler } from './client-error.js';
-import { endAndDestroy } from './close-socket.js';
+import { endAndDestroy, lingeringClose } from './close-socket.js';
+import { boundConnections, responseInProgress, type ConnectionSlots } from './connection-slots.js';
 import { watchOutput } from './output-watch.js';
 import { problem } from './error-catalogue.js';
 import { answer, rawAnswer } from './raw-answer.js';
@@ -21,8 +22,10 @@ export interface HttpLimits {
   sendTimeoutMs: number;
   /** Output waiting for clients on all connections together. */
   maxBufferedOutputBytes: number;
-  /** Connections open at once; more are closed as soon as they are accepted. */
+  /** Connections open at once; at the bound, an idle one gives its slot to a new one (see connection-slots.ts). */
   maxConnections: number;
+  /** Connections one client address may hold; more are closed as soon as they are accepted. */
+  maxConnectionsPerAddress: number;
   /** Connections the kernel queues before the server accepts them (capped by somaxconn). */
   backlog: number;
   /** A connection the server has answered and closed waits at most this for the client's close. */
@@ -37,26 +40,36 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   sendTimeoutMs: 30_000,
   maxBufferedOutputBytes: 64 * 1024 * 1024,
   maxConnections: 4096,
+  // A browser opens 6 to a host and a NAT or a small proxy pool a few dozen; 32 addresses are
+  // needed to fill the global bound, and the eviction at that bound frees what they leave idle.
+  maxConnectionsPerAddress: 128,
   backlog: 2048,
   lingerMs: 1000,
 };
+
+export interface HttpServerOptions {
+  /** Whether a peer is a trusted proxy (PLANT_STORE_TRUST_PROXY): exempt from the per-address bound. */
+  trustedProxy?: ((address: string) => boolean) | undefined;
+}
 
 /** A node:http server that knows the backlog to listen with. */
 export type HttpServer = Server & { readonly backlog: number };
 
 const CONNECT_REFUSED = rawAnswer(problem('connect-refused'));
 const MISSING_HOST = problem('missing-host');
+const TWO_HOSTS = problem('missing-host', 'a request must carry exactly one Host header');
 const EXPECTATION_FAILED = problem('expectation-failed');
 
 /**
  * The node:http server for the application, with every limit of `limits` (defaults for those
  * absent) and the contract's Error body for what Node would otherwise answer itself: requests it
- * cannot parse or that time out (408), `Expect` other than 100-continue (417), HTTP/1.1 without
- * `Host` (400) and CONNECT (405).
+ * cannot parse or that time out (408, a stalled body included), `Expect` other than 100-continue
+ * alone (417), HTTP/1.1 without `Host` or any request with two (400) and CONNECT (405).
  */
 export function createHttpServer(
   listener: RequestListener,
   limits: Partial<HttpLimits> = {},
+  { trustedProxy }: HttpServerOptions = {},
 ): HttpServer {
   const bounds = { ...DEFAULT_HTTP_LIMITS, ...limits };
   // Node checks the header and request timeouts on this period; finer when they are short.
@@ -64,6 +77,18 @@ export function createHttpServer(
     10,
     Math.min(1000, Math.floor(Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs) / 4)),
   );
+  const handle: RequestListener = (req, res) => {
+    // Shutting down (the server closed): answered, then the connection closes.
+    if (!server.listening) res.shouldKeepAlive = false;
+    if (req.headers.host === undefined && req.httpVersion === '1.1') {
+      answer(res, MISSING_HOST);
+    } else if (hostHeaders(req.rawHeaders) > 1) {
+      // Node keeps the first of two; a proxy in front may have routed by the other.
+      answer(res, TWO_HOSTS);
+    } else {
+      listener(req, res);
+    }
+  };
   const server = createServer(
     {
       headersTimeout: bounds.headersTimeoutMs,
@@ -72,19 +97,46 @@ export function createHttpServer(
       // Checked below, so that the answer is an Error body rather than Node's empty 400.
       requireHostHeader: false,
     },
-    (req, res) => {
-      if (req.headers.host === undefined && req.httpVersion === '1.1') {
-        answer(res, MISSING_HOST);
-      } else {
-        listener(req, res);
-      }
-    },
+    handle,
   );
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
-  server.maxConnections = bounds.maxConnections;
-  server.on('clientError', clientErrorHandler(bounds.lingerMs));
+  const slots = boundConnections(server, {
+    maxConnections: bounds.maxConnections,
+    maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
+    exempt: trustedProxy,
+  });
+  // server.close() calls this (and main.ts's shutdown may too): node:http's own destroys idle
+  // connections at once, resetting a request that has arrived and not been read yet.
+  server.closeIdleConnections = () => closeBetweenRequests(slots, bounds.lingerMs);
+  // node:http ends a connection after an answer with `Connection: close` through destroySoon,
+  // which destroys it as soon as the answer is written: a lingering close instead.
+  server.on('connection', (socket: Socket) => {
+    socket.destroySoon = () => lingeringClose(socket, bounds.lingerMs);
+  });
+  const onClientError = clientErrorHandler(bounds.lingerMs);
+  server.on('clientError', onClientError);
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
+  // Node sends 100 Continue for any Expect that contains 100-continue among other words
+  // (`100-continue, foo`); only the expectation alone is met (any case: RFC 9110, 10.1.1).
+  server.on('checkContinue', (req, res) => {
+    if (req.headers.expect?.trim().toLowerCase() === '100-continue') {
+      res.writeContinue();
+      handle(req, res);
+    } else {
+      answer(res, EXPECTATION_FAILED);
+    }
+  });
+  // The idle timeout (nothing moved for idleTimeoutMs) can come before the request timeout is
+  // checked: a body that stalls then gets the 408 the request timeout gives, not a bare close.
+  server.on('timeout', (socket: Socket) => {
+    const response = responseInProgress(socket);
+    if (response !== undefined && !response.headersSent && !response.req.complete) {
+      onClientError(Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    } else {
+      socket.destroy();
+    }
+  });
   server.on('connect', (_req, socket: Socket) =>
     endAndDestroy(socket, CONNECT_REFUSED, bounds.lingerMs),
   );
@@ -94,6 +146,43 @@ export function createHttpServer(
     intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
   });
   return Object.assign(server, { backlog: bounds.backlog });
+}
+
+/** How many Host headers a request carries (only a 4-character name can be Host). */
+function hostHeaders(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
+}
+
+/**
+ * How long a connection idle at shutdown stays open for a request already on its way: one that
+ * arrives is answered (with `Connection: close`) rather than dropped by the close.
+ */
+export const LAST_CALL_MS = 250;
+
+/**
+ * Closes every connection between requests, for shutdown, so that nothing accepted is reset: an
+ * answer not started yet says `Connection: close` and its connection closes after it; one already
+ * under way, and each idle connection, gets LAST_CALL_MS for a request already sent to arrive;
+ * a connection still idle then closes with a lingering close (FIN, the client's bytes read and
+ * dropped), which a client sees as a clean close before its next request was taken.
+ */
+function closeBetweenRequests(slots: ConnectionSlots, lingerMs: number): void {
+  const closeIfIdle = (socket: Socket) => {
+    if (responseInProgress(socket) === undefined && socket.writable)
+      lingeringClose(socket, lingerMs);
+  };
+  const later = (socket: Socket) => setTimeout(closeIfIdle, LAST_CALL_MS, socket).unref();
+  for (const socket of slots.sockets()) {
+    const response = responseInProgress(socket);
+    if (response === undefined) later(socket);
+    else if (!response.headersSent) response.shouldKeepAlive = false;
+    else if (response.shouldKeepAlive) response.once('finish', () => later(socket));
+  }
 }
 
 /** Listens on `host:port` with the server's backlog; rejects when the address cannot be bound. */

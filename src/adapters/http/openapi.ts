@@ -118,7 +118,7 @@ const operationalPaths = {
           },
         },
         '503': {
-          description: `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes.`,
+          description: `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
           headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
           content: {
             'application/json': {
@@ -138,6 +138,14 @@ const operationalPaths = {
                     error: ERROR_CATALOGUE['storage-refuses-writes'].code,
                     message: ERROR_CATALOGUE['storage-refuses-writes'].example,
                     failing: ['plants'],
+                  },
+                },
+                [ERROR_CATALOGUE['shutting-down'].code]: {
+                  summary: 'SIGTERM: the service is shutting down',
+                  value: {
+                    error: ERROR_CATALOGUE['shutting-down'].code,
+                    message: ERROR_CATALOGUE['shutting-down'].example,
+                    failing: [],
                   },
                 },
               },
@@ -423,8 +431,7 @@ export const openApiDocument = {
           failing: {
             type: 'array',
             items: { enum: ['plants', 'tokens'] },
-            minItems: 1,
-            description: 'The stores that cannot serve now.',
+            description: 'The stores that cannot serve now; none while the service shuts down.',
           },
         },
       },

@@ -7,7 +7,15 @@ export interface FuzzRequest {
   /** The request target as sent (origin-form, absolute-form or `*`). */
   target: string;
   bytes: Buffer;
+  /**
+   * When the head alone decides the answer (two Host headers, an Expect other than 100-continue
+   * alone), the statuses it may get: that refusal, or one the parser or a timeout gives first.
+   */
+  refusedWith?: readonly number[];
 }
+
+/** What the parser or a timeout may answer before any refusal by the head. */
+const EARLIER = [400, 408, 431];
 
 const printable = fc.stringMatching(/^[\x20-\x7e]{0,40}$/);
 const tokenChars = fc.stringMatching(/^[A-Za-z0-9._~+/-]{1,60}=?$/);
@@ -135,7 +143,8 @@ export function fuzzRequests(tokens: { both: string; read: string }): fc.Arbitra
       query: queryArb,
       absolute: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
       version: fc.constantFrom('1.1', '1.1', '1.1', '1.0'),
-      host: fc.integer({ min: 0, max: 19 }).map((n) => n !== 0),
+      // How many Host headers: mostly one, now and then none or two (the same value or not).
+      hosts: fc.constantFrom(1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 2, 3),
       authorization,
       contentType: mostly(
         fc.constantFrom('application/json', 'application/json; charset=utf-8', 'APPLICATION/JSON'),
@@ -159,6 +168,18 @@ export function fuzzRequests(tokens: { both: string; read: string }): fc.Arbitra
       expect: fc.oneof(
         { arbitrary: fc.constant(undefined), weight: 16 },
         { arbitrary: fc.constant('100-continue'), weight: 2 },
+        {
+          // 100-continue among other expectations, or in another case (which RFC 9110 allows).
+          arbitrary: fc.constantFrom(
+            '100-continue, foo',
+            'foo, 100-continue',
+            '100-continue,100-continue',
+            '100-Continue',
+            ' 100-CONTINUE ',
+            '100-continue;x=1',
+          ),
+          weight: 1,
+        },
         { arbitrary: printable, weight: 1 },
       ),
       extra: fc.array(fc.tuple(fc.stringMatching(/^[A-Za-z-]{1,20}$/), printable), {
@@ -175,7 +196,9 @@ export function fuzzRequests(tokens: { both: string; read: string }): fc.Arbitra
       const coder = CODERS[(r.coding ?? '').trim().toLowerCase()];
       const body = r.body && coder && r.encodeBody ? coder(r.body) : r.body;
       const lines = [`${method} ${target} HTTP/${r.version}`];
-      if (r.host) lines.push('Host: 127.0.0.1');
+      if (r.hosts >= 1) lines.push('Host: 127.0.0.1');
+      if (r.hosts === 2) lines.push('Host: evil.example');
+      if (r.hosts === 3) lines.push('host: 127.0.0.1');
       if (r.authorization !== undefined) lines.push(`Authorization: ${r.authorization}`);
       if (r.contentType !== undefined) lines.push(`Content-Type: ${r.contentType}`);
       if (r.coding !== undefined) lines.push(`Content-Encoding: ${r.coding}`);
@@ -192,6 +215,18 @@ export function fuzzRequests(tokens: { both: string; read: string }): fc.Arbitra
       }
       lines.push('Connection: close');
       const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-      return { method, target, bytes: Buffer.concat([head, payload]) };
+      // An HTTP/1.0 request's Expect is ignored (RFC 9110, 10.1.1); an unmet one in HTTP/1.1 is
+      // refused before the request reaches the Host check.
+      const badExpect =
+        r.version === '1.1' &&
+        r.expect !== undefined &&
+        r.expect.trim().toLowerCase() !== '100-continue';
+      const refusedWith = badExpect ? [417, ...EARLIER] : r.hosts >= 2 ? EARLIER : undefined;
+      return {
+        method,
+        target,
+        bytes: Buffer.concat([head, payload]),
+        ...(refusedWith && { refusedWith }),
+      };
     });
 }

@@ -63,6 +63,9 @@ describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', 
     const what = `${request.bytes.toString('latin1').slice(0, 400)}\n->`;
     expect(response, `${what} no answer`).to.not.equal(undefined);
     expect(response!.status, `${what} ${response!.text}`).to.be.below(500);
+    if (request.refusedWith !== undefined) {
+      expect(response!.status, `${what} ${response!.text}`).to.be.oneOf(request.refusedWith);
+    }
     validator.check(request.method.toUpperCase(), pathOf(request.target), response!);
     if (response!.status >= 400 && request.method !== 'HEAD') {
       const body = JSON.parse(response!.text) as { error: number };
@@ -85,7 +88,12 @@ describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', 
   it('when the open endpoints get a request refused by its head, then the answer fits the OpenAPI document', async () => {
     for (const method of ['GET', 'HEAD']) {
       for (const target of ['/healthz', '/readyz', 'http://evil.example/healthz?']) {
-        for (const head of ['', 'Host: 127.0.0.1\r\nExpect: foo\r\n']) {
+        for (const head of [
+          '',
+          'Host: 127.0.0.1\r\nExpect: foo\r\n',
+          'Host: 127.0.0.1\r\nExpect: 100-continue, foo\r\n',
+          'Host: 127.0.0.1\r\nHost: evil.example\r\n',
+        ]) {
           const bytes = Buffer.from(
             `${method} ${target} HTTP/1.1\r\n${head}Connection: close\r\n\r\n`,
             'latin1',

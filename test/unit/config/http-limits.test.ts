@@ -31,6 +31,7 @@ describe('HTTP limits configuration', () => {
       PLANT_STORE_SEND_TIMEOUT_MS: '5000',
       PLANT_STORE_MAX_BUFFERED_OUTPUT_BYTES: '1048576',
       PLANT_STORE_MAX_CONNECTIONS: '100',
+      PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS: '10',
       PLANT_STORE_LISTEN_BACKLOG: '4096',
       PLANT_STORE_AUTH_FAILURE_LIMIT: '0',
     });
@@ -43,6 +44,7 @@ describe('HTTP limits configuration', () => {
       sendTimeoutMs: 5000,
       maxBufferedOutputBytes: 1048576,
       maxConnections: 100,
+      maxConnectionsPerAddress: 10,
       backlog: 4096,
     });
     expect(config.authFailureLimit).to.equal(0);
@@ -56,6 +58,10 @@ describe('HTTP limits configuration', () => {
     expect(refusal({ PLANT_STORE_AUTH_FAILURE_LIMIT: '-1' })).to.match(
       /^PLANT_STORE_AUTH_FAILURE_LIMIT/,
     );
+  });
+
+  it('when no per-address bound is set, then it is 128', () => {
+    expect(loadConfig({}).http).to.include({ maxConnectionsPerAddress: 128 });
   });
 
   it('when the headers timeout exceeds the request timeout, then start-up is refused', () => {

@@ -1,0 +1,48 @@
+import type Koa from 'koa';
+import proxyaddr from 'proxy-addr';
+
+/**
+ * Which proxies in front of the service are trusted to name the client in `X-Forwarded-For`
+ * (PLANT_STORE_TRUST_PROXY): the last `hops` entries, or whatever peers (and entries) are among
+ * `addresses` (addresses, CIDR ranges, or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`).
+ */
+export type TrustProxy = { readonly hops: number } | { readonly addresses: readonly string[] };
+
+/** The compiled test of an address list; throws TypeError on an entry that is not an address. */
+export const compileTrust = (addresses: readonly string[]) => proxyaddr.compile([...addresses]);
+
+/**
+ * Whether a peer is itself a trusted proxy, which carries many clients (exempt from the
+ * per-address connection bound). Only an address list names the proxies; a hop count says how
+ * many there are, not where, so under it no peer is exempt.
+ */
+export function trustedPeer(
+  trust: TrustProxy | undefined,
+): ((address: string) => boolean) | undefined {
+  if (trust === undefined || !('addresses' in trust)) return undefined;
+  const trusted = compileTrust(trust.addresses);
+  return (address) => trusted(address, 0);
+}
+
+/**
+ * Makes `ctx.ip` the client's address, which every per-address rule reads. Off (undefined): the
+ * peer's address, `X-Forwarded-For` ignored. A hop count: Koa's own `app.proxy` with
+ * `app.maxIpsCount`, so the address is the leftmost of the last `hops` entries, those the
+ * trusted proxies appended. An address list, which Koa cannot express: proxy-addr walks from the
+ * peer leftwards through `X-Forwarded-For` while the address is trusted, and the first untrusted
+ * one is the client (only requests from a trusted peer pay for it).
+ */
+export function trustProxy(app: Koa, trust: TrustProxy | undefined): void {
+  if (trust === undefined) return;
+  if ('hops' in trust) {
+    app.proxy = true;
+    app.maxIpsCount = trust.hops;
+    return;
+  }
+  const trusted = compileTrust(trust.addresses);
+  app.use((ctx, next) => {
+    const peer = ctx.req.socket.remoteAddress;
+    if (peer !== undefined && trusted(peer, 0)) ctx.request.ip = proxyaddr(ctx.req, trusted);
+    return next();
+  });
+}
