@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// The `plant-store` command: `serve` goes to src/main.ts, `tokens` to the token administration.
+// The `plant-store` command: `serve` goes to src/composition/serve.ts, `tokens` and `webhooks` to
+// their administration.
 import { consoleIo, runCli } from './cli/run-cli.js';
 import { openTokenAdministration } from './composition/open-token-administration.js';
 import { openWebhookAdministration } from './composition/open-webhook-administration.js';
 
 process.exitCode = await runCli(process.argv.slice(2), process.env, consoleIo, {
   // Loaded only to serve: the token commands need neither Koa nor the container.
-  serve: async (config, options) => (await import('./main.js')).serve(config, options),
+  serve: async (config, options) => (await import('./composition/serve.js')).serve(config, options),
   openTokenAdministration,
   openWebhookAdministration,
 });

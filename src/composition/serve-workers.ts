@@ -1,12 +1,12 @@
 // `plant-store serve --workers N`: the primary process of a node:cluster, which serves nothing
-// itself. Every worker runs the same command line and so `serve` (../main.ts), on the one port
+// itself. Every worker runs the same command line and so `serve` (serve.ts), on the one port
 // the cluster shares; the stores must be shared ones (Redis, MongoDB), which the CLI checks.
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/index.js';
 import { createLogger } from '../adapters/logger.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;
-/** What a worker sends its primary once its storage is open and it serves (../main.ts). */
+/** What a worker sends its primary once its storage is open and it serves (serve.ts). */
 export const WORKER_READY = 'plant-store:ready';
 const RESTART_DELAY_MS = 1000;
 

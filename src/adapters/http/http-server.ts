@@ -106,7 +106,7 @@ export function createHttpServer(
     maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
     exempt: trustedProxy,
   });
-  // server.close() calls this (and main.ts's shutdown may too): node:http's own destroys idle
+  // server.close() calls this (and the shutdown in composition/serve.ts may too): node:http's own destroys idle
   // connections at once, resetting a request that has arrived and not been read yet.
   server.closeIdleConnections = () => closeBetweenRequests(slots, bounds.lingerMs);
   // node:http ends a connection after an answer with `Connection: close` through destroySoon,

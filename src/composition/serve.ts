@@ -1,0 +1,123 @@
+// Serving: the container resolved, the HTTP server listening, shutdown. `plant-store serve`,
+// `npm start` and src/main.ts end here.
+import cluster from 'node:cluster';
+import { randomBytes } from 'node:crypto';
+import type { ServeOptions } from '../cli/serve-options.js';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type Config } from '../config/index.js';
+import { createHttpServer, listenHttpServer } from '../adapters/http/http-server.js';
+import { trustedPeer } from '../adapters/http/trusted-proxy.js';
+import { startTracing } from '../adapters/telemetry/tracing.js';
+import { buildContainer, resolveService } from './container.js';
+import { serveWorkers, WORKER_READY } from './serve-workers.js';
+
+/**
+ * With no tokens and the memory store, a fresh token makes `npm start` usable at once. It goes to
+ * stderr, as every human line does: stdout holds only JSON log lines, which a shipper collects.
+ */
+function withDevelopmentToken(config: Config): Config {
+  if (config.tokens.length > 0 || config.storage.kind !== 'memory') return config;
+  const token = `pst_dev_${randomBytes(24).toString('base64url')}`;
+  console.error(
+    `plant-store: no PLANT_STORE_TOKENS configured; development token for tenant "default" (plants:read plants:write metrics:read):`,
+  );
+  console.error(`  export TOKEN=${token}`);
+  return {
+    ...config,
+    tokens: [{ token, tenant: 'default', scopes: ['plants:read', 'plants:write', 'metrics:read'] }],
+  };
+}
+
+/**
+ * Builds the service, listens on HOST and PORT at once (/healthz answers, /readyz is 503) while
+ * the storage opens, waiting up to PLANT_STORE_STARTUP_TIMEOUT for it; then prints the listening
+ * line and serves. Runs until SIGTERM or SIGINT; then drains requests, closes the storage and
+ * exits 0. Resolves once the storage is open; rejects (the port closed again) when it cannot be.
+ * With `workers`, this process becomes the cluster's primary and each worker process comes back
+ * here to serve.
+ */
+export async function serve(loaded: Config, options: ServeOptions = {}): Promise<void> {
+  if (options.workers !== undefined && cluster.isPrimary) {
+    return serveWorkers(loaded, options.workers);
+  }
+  // A worker that cannot start lets go of its primary's channel, or it would never exit.
+  return serveHere(loaded).catch((error: unknown) => {
+    cluster.worker?.disconnect();
+    throw error;
+  });
+}
+
+async function serveHere(loaded: Config): Promise<void> {
+  const config = withDevelopmentToken(loaded);
+  // Before the service is composed, which makes spans only when a provider is registered.
+  const stopTracing = await startTracing(process.env);
+  const service = await resolveService(buildContainer(config));
+  const { logger } = service;
+  if (config.storage.kind === 'memory') {
+    logger.info({ tokenFile: config.tokenFile }, 'managed tokens are read from the token file');
+  }
+  const server = createHttpServer(service.app.callback(), config.http, {
+    trustedProxy: trustedPeer(config.trustProxy),
+  });
+  try {
+    await listenHttpServer(server, config.port, config.host);
+  } catch (error) {
+    await service.close();
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`cannot listen on HOST ${config.host}, PORT ${config.port} (${reason})`, {
+      cause: error,
+    });
+  }
+  const { port } = server.address() as { port: number };
+  const where = { host: config.host, port, storage: config.storage.kind };
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    // Stop accepting (/readyz answers 503 from now on), answer what was received with
+    // `Connection: close`, close keep-alive connections between requests (http-server.ts), then
+    // close the storage.
+    const closed = new Promise((resolve) => server.close(resolve));
+    const graceSeconds = config.shutdownGraceSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS;
+    const force = setTimeout(() => {
+      const inFlight = service.requestsInFlight();
+      if (inFlight > 0) {
+        logger.warn(
+          { inFlight, graceSeconds },
+          'the grace period ended with requests in flight; closing their connections',
+        );
+      }
+      server.closeAllConnections();
+    }, graceSeconds * 1000).unref();
+    await closed;
+    clearTimeout(force);
+    await service.close();
+    await stopTracing?.().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+
+  logger.info(where, 'port open; opening the storage (/readyz answers 503 until it is open)');
+  try {
+    await service.opened;
+  } catch (error) {
+    // Stopped while waiting: stop() exits.
+    if (stopping) return;
+    server.close();
+    server.closeAllConnections();
+    throw error;
+  }
+  // Delivery starts once the stores it reads are open (in every worker of a cluster).
+  await service.startDelivery();
+  logger.info(cluster.isWorker ? { ...where, worker: process.pid } : where, 'listening');
+  // A worker tells its primary, which prints the line once every worker is ready.
+  if (cluster.isWorker) {
+    process.send?.(WORKER_READY);
+    return;
+  }
+  console.error(
+    `plant-store: listening on http://${config.host}:${port} (storage: ${config.storage.kind})`,
+  );
+}
