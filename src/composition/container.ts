@@ -65,7 +65,7 @@ export async function resolveService(container: Container): Promise<Service> {
     const delivery = container.get(TYPES.WebhookDelivery);
     const counts = container.get(TYPES.RequestCounts);
     return {
-      app: await container.getAsync(TYPES.HttpApp),
+      app: container.get(TYPES.HttpApp),
       plants: container.get(TYPES.PlantUseCases),
       tokens: container.get(TYPES.TokenAdministration),
       store: container.get(TYPES.PlantStore),

@@ -30,6 +30,7 @@ const TSCONFIG = {
     module: 'NodeNext',
     moduleResolution: 'NodeNext',
     strict: true,
+    exactOptionalPropertyTypes: true,
     skipLibCheck: false,
     types: ['node'],
     outDir: 'out',

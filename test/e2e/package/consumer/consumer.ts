@@ -2,7 +2,15 @@
 // with skipLibCheck: false and run. Its output is checked by package-consumer.test.ts.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
-import { createHttpApp, StaticTokenVerifier, type HttpApp } from 'plant-store';
+import {
+  buildContainer,
+  createHttpApp,
+  loadConfig,
+  resolveService,
+  StaticTokenVerifier,
+  TYPES,
+  type HttpApp,
+} from 'plant-store';
 import { ERROR_CODES, PlantStoreClient, PlantStoreHttpError, type Plant } from 'plant-store/client';
 import { MemoryPlantStore, PlantService, type Caller, type NewPlant } from 'plant-store/core';
 
@@ -42,7 +50,9 @@ await plants.createPlant(caller, fern);
 const names: string[] = [];
 for await (const plant of client.allPlants({ limit: 1 })) names.push(plant.name);
 await client.deletePlant(9007199254740993n);
-const left = (await plants.listPlants(caller)).plants;
+// Under exactOptionalPropertyTypes, a query whose parts may be undefined is accepted.
+const after: bigint | undefined = undefined;
+const left = (await plants.listPlants(caller, { limit: 10, after })).plants;
 server.close();
 
 console.log(JSON.stringify({ created, duplicate, names, left }));
@@ -53,4 +63,16 @@ export function refusedAtCompileTime(): void {
   void client.createPlant({ id: '1', name: 'x' });
   // @ts-expect-error `nme` is not a field of NewPlant
   void plants.createPlant(caller, { id: 1n, nme: 'x' });
+}
+
+// Never called: the container seam as docs/embedding.md shows it type-checks for a strict consumer.
+export async function embeddedThroughTheContainer(): Promise<void> {
+  const container = buildContainer(loadConfig(process.env));
+  container.rebind(TYPES.PlantStore).toConstantValue(new MemoryPlantStore());
+  container.rebind(TYPES.Logger).toConstantValue(silent);
+  container.rebind(TYPES.MetricsOptions).toConstantValue({ prefix: 'host_' });
+  const service = await resolveService(container);
+  await service.opened;
+  const text: string | undefined = await service.metrics?.registry.metrics();
+  void text;
 }
