@@ -16,6 +16,7 @@ import {
   stopServer,
   type Running,
 } from './proc.js';
+import { NEST_BUILD, NEST_KEYS, PEER_SERVERS } from './peers.js';
 import { benchStores, type BenchStore } from './stores.js';
 
 // `npm run bench`: the service against bare Koa, bare node:http and Fastify, and against the peers a
@@ -82,20 +83,9 @@ const REFERENCES: ServerSpec[] = [
   { key: 'http', label: 'node:http', nodeArgs: [...TSX, 'bench/servers/node-http.ts'] },
   { key: 'fastify', label: 'Fastify', nodeArgs: [...TSX, 'bench/servers/fastify.ts'] },
 ];
-// The peers: what a team would otherwise build, with the service's per-request features (bearer
-// lookup by SHA-256 digest, request id, one access line, a duration histogram per route). The NestJS
-// ones are compiled by tsc (`npm run bench:peers`), which emits the metadata Nest injects by.
-const NEST_BUILD = 'bench/build/servers/nest';
-const PEERS: ServerSpec[] = [
-  { key: 'nest-express', label: 'NestJS (Express)', nodeArgs: [`${NEST_BUILD}/main-express.js`] },
-  { key: 'nest-fastify', label: 'NestJS (Fastify)', nodeArgs: [`${NEST_BUILD}/main-fastify.js`] },
-  {
-    key: 'fastify-features',
-    label: 'Fastify + features',
-    nodeArgs: [...TSX, 'bench/servers/fastify-features.ts'],
-  },
-];
-const NEST = ['nest-express', 'nest-fastify'];
+// The peers (bench/peers.ts): NestJS on Express and on Fastify, Fastify with the same features.
+const PEERS: ServerSpec[] = PEER_SERVERS.map((peer) => ({ ...peer }));
+const NEST = NEST_KEYS;
 // `--spin N`: bare Koa once more, spinning N µs per request, so that the run shows what N µs of
 // work add to the measured CPU per request here (more than N: see bench/README.md).
 const spinAt = args.indexOf('--spin');

@@ -11,8 +11,7 @@ export function loadTokenDigests(env = process.env): Map<string, RefCaller> {
   return new Map(entries.map(({ token, tenant, scopes }) => [digest(token), { tenant, scopes }]));
 }
 
-export const digest = (token: string): string =>
-  createHash('sha256').update(token).digest('hex');
+export const digest = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** The contract's Error bodies for the refusals the peers answer. */
 export const REFUSALS = {
@@ -34,17 +33,13 @@ export function authenticate(
   tokens: Map<string, RefCaller>,
   header: string | undefined,
   scope: string,
-):
-  | { caller: RefCaller }
-  | { status: 401 | 403; body: { error: number; message: string } } {
+): { caller: RefCaller } | { status: 401 | 403; body: { error: number; message: string } } {
   if (header === undefined || !header.startsWith('Bearer ')) {
     return { status: 401, body: REFUSALS.missing };
   }
   const caller = tokens.get(digest(header.slice(7)));
   if (caller === undefined) return { status: 401, body: REFUSALS.unknown };
-  return caller.scopes.includes(scope)
-    ? { caller }
-    : { status: 403, body: REFUSALS.scope(scope) };
+  return caller.scopes.includes(scope) ? { caller } : { status: 403, body: REFUSALS.scope(scope) };
 }
 
 /** The contract's request id: the caller's own when well-formed, else a fresh UUID. */

@@ -39,4 +39,3 @@ export class BearerAuthGuard implements CanActivate {
     return true;
   }
 }
-
