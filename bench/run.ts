@@ -637,6 +637,9 @@ async function main(): Promise<void> {
   // CPU efficiency: requests per CPU-second, which other processes on the machine disturb far
   // less than requests per wall-clock second.
   const efficiency = (sample: Sample) => 1 / sample.cpuUs;
+  // The same, counting the CPU of the store server the run started (Redis on the servers' core).
+  const withStore = (sample: Sample) =>
+    1 / (sample.cpuUs + (Number.isNaN(sample.storeUs) ? 0 : sample.storeUs));
   const summary = (values: number[]) => {
     const sorted = values.filter((v) => !Number.isNaN(v)).sort((x, y) => x - y);
     return `${fixed(sorted[0] ?? Number.NaN, 2)} / ${fixed(median(sorted), 2)} / ${fixed(sorted.at(-1) ?? Number.NaN, 2)}`;
@@ -665,7 +668,7 @@ async function main(): Promise<void> {
       const [base, baseLabel] =
         other.cores === undefined ? ['service', 'service (memory)'] : [single!.key, single!.label];
       print(
-        `  ${pad(workload, 5)}${pad(`${other.label}/${baseLabel}`, 52)}${summary(ratios(other.key, base, workload))}    per CPU-s ${summary(ratios(other.key, base, workload, efficiency))}`,
+        `  ${pad(workload, 5)}${pad(`${other.label}/${baseLabel}`, 52)}${summary(ratios(other.key, base, workload))}    per CPU-s ${summary(ratios(other.key, base, workload, efficiency))}${other.store?.pid === undefined ? '' : `    with the store's CPU ${summary(ratios(other.key, base, workload, withStore))}`}`,
       );
     }
   }
