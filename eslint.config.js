@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'bench/build/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -13,6 +13,14 @@ export default tseslint.config(
         'error',
         { selector: "CallExpression[callee.property.name='only']", message: 'No focused tests.' },
       ],
+    },
+  },
+  {
+    // The NestJS bench peers inject by the constructor types that decorator metadata names: those
+    // imports are values (bench/servers/nest/tsconfig.json).
+    files: ['bench/servers/nest/**/*.ts'],
+    languageOptions: {
+      parserOptions: { emitDecoratorMetadata: true, experimentalDecorators: true },
     },
   },
 );

@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import { createServer } from 'node:http';
+import { Agent, createServer, request as httpRequest } from 'node:http';
 import autocannon from 'autocannon';
 import { Webhook } from 'standardwebhooks';
 import { BENCH_TOKEN, plantBody } from './common.js';
@@ -20,6 +20,22 @@ export type LoadJob = (
   | { kind: 'seed'; url: string; connections: number; from: number; count: number }
 ) & {
   /** Runs with the same tag add up: their latencies are kept together until a `collect`. */
+  tag?: string;
+};
+
+/**
+ * Requests at a fixed rate, evenly spaced (open loop) over at most `connections` keep-alive
+ * connections: each request's latency runs from the moment it was due, so a server that falls
+ * behind shows it (autocannon's own rate limit sends each second's quota in a burst, then waits).
+ */
+export type PacedJob = {
+  kind: 'paced';
+  method: 'GET' | 'POST';
+  url: string;
+  path: string;
+  connections: number;
+  duration: number;
+  rate: number;
   tag?: string;
 };
 
@@ -170,6 +186,87 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   };
 }
 
+const agents = new Map<string, Agent>();
+
+export function runPaced(job: PacedJob): Promise<LoadResult> {
+  // One agent per server and connection count: its sockets stay open from slice to slice.
+  const key = `${job.url} ${job.connections}`;
+  let agent = agents.get(key);
+  if (agent === undefined) {
+    agent = new Agent({ keepAlive: true, maxSockets: job.connections });
+    agents.set(key, agent);
+  }
+  const { hostname, port } = new URL(job.url);
+  const latencies = new Latencies();
+  const total = Math.round(job.rate * job.duration);
+  const interval = 1000 / job.rate;
+  const counts = { ok: 0, non2xx: 0, errors: 0, inWindow: 0 };
+  let sent = 0;
+  let done = 0;
+  const started = performance.now();
+  return new Promise((resolve) => {
+    const finish = () => {
+      if (done < total || sent < total) return;
+      if (job.tag !== undefined) {
+        const kept = tagged.get(job.tag) ?? new Latencies();
+        for (let i = 0; i < latencies.count; i++) kept.add(latencies.values[i]!);
+        tagged.set(job.tag, kept);
+      }
+      resolve({
+        requests: counts.inWindow,
+        seconds: job.duration,
+        rps: counts.inWindow / job.duration,
+        ...latencies.percentiles(),
+        ok: counts.ok,
+        non2xx: counts.non2xx,
+        errors: counts.errors,
+        timeouts: 0,
+      });
+    };
+    const send = (due: number) => {
+      const id = nextId++;
+      const body = job.method === 'POST' ? plantBody(id) : undefined;
+      const request = httpRequest(
+        {
+          agent,
+          hostname,
+          port,
+          method: job.method,
+          path: job.path,
+          headers: body === undefined ? AUTH : { ...JSON_HEADERS, 'content-length': body.length },
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => {
+            const now = performance.now();
+            const status = response.statusCode ?? 0;
+            if (status >= 200 && status <= 299) {
+              counts.ok++;
+              latencies.add(now - due);
+              if (now - started <= job.duration * 1000) counts.inWindow++;
+            } else counts.non2xx++;
+            done++;
+            finish();
+          });
+        },
+      );
+      request.on('error', () => {
+        counts.errors++;
+        done++;
+        finish();
+      });
+      request.end(body);
+    };
+    const tick = () => {
+      const due = Math.min(total, Math.floor((performance.now() - started) / interval) + 1);
+      while (sent < due) send(started + sent++ * interval);
+      if (sent < total) setTimeout(tick, 1);
+      else finish();
+    };
+    tick();
+  });
+}
+
 export function collect(job: CollectJob): { p50: number; p99: number } {
   const kept = tagged.get(job.tag) ?? new Latencies();
   tagged.delete(job.tag);
@@ -254,12 +351,14 @@ if (process.send !== undefined) {
   const answer = (message: object) => {
     if (process.connected) process.send!(message);
   };
-  process.on('message', (job: LoadJob | CollectJob | ReceiverJob) => {
+  process.on('message', (job: LoadJob | CollectJob | ReceiverJob | PacedJob) => {
     (job.kind === 'collect'
       ? Promise.resolve(collect(job))
-      : job.kind === 'receiver' || job.kind === 'expect' || job.kind === 'deliveries'
-        ? receive(job)
-        : runLoad(job)
+      : job.kind === 'paced'
+        ? runPaced(job)
+        : job.kind === 'receiver' || job.kind === 'expect' || job.kind === 'deliveries'
+          ? receive(job)
+          : runLoad(job)
     ).then(
       (result) => answer({ result }),
       (error: unknown) => answer({ error: String(error) }),

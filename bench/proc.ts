@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { LISTENING } from './common.js';
-import type { CollectJob, LoadJob, ReceiverJob } from './load.js';
+import type { CollectJob, LoadJob, PacedJob, ReceiverJob } from './load.js';
 
 // What every bench orchestrator needs from the machine: pinning, starting and stopping servers,
 // and reading a process's CPU time and RSS from /proc.
@@ -22,6 +22,15 @@ export function nodeCommand(core: string, nodeArgs: string[]): [string, string[]
     ? [process.execPath, nodeArgs]
     : ['taskset', ['-c', core, process.execPath, ...nodeArgs]];
 }
+
+/**
+ * A store server the bench starts, on the servers' core when pinning works: it then takes its CPU
+ * from the server it answers (and shows as `store µs/req`), never from the load generator.
+ */
+export const onServerCore = (command: string, commandArgs: string[]): [string, string[]] =>
+  pinning === undefined
+    ? [command, commandArgs]
+    : ['taskset', ['-c', pinning.server, command, ...commandArgs]];
 
 /** Another program (a store server), on the load core when pinning works. */
 export const onLoadCore = (command: string, commandArgs: string[]): [string, string[]] =>
@@ -134,7 +143,7 @@ export const median = (values: number[]): number => {
  */
 export function startLoader(): {
   ready: Promise<void>;
-  ask: <T>(job: LoadJob | CollectJob | ReceiverJob) => Promise<T>;
+  ask: <T>(job: LoadJob | CollectJob | ReceiverJob | PacedJob) => Promise<T>;
   stop: () => void;
 } {
   const [command, commandArgs] = nodeCommand(pinning?.load ?? '', [
@@ -157,7 +166,7 @@ export function startLoader(): {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => process.exit(130));
   }
-  const ask = <T>(job: LoadJob | CollectJob | ReceiverJob): Promise<T> =>
+  const ask = <T>(job: LoadJob | CollectJob | ReceiverJob | PacedJob): Promise<T> =>
     new Promise((resolve, reject) => {
       loader.once('message', (message: { result?: T; error?: string }) =>
         message.result ? resolve(message.result) : reject(new Error(message.error)),

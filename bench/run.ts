@@ -3,11 +3,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, totalmem } from 'node:os';
 import { BENCH_TOKEN, benchTokens } from './common.js';
-import type { LoadJob, LoadResult } from './load.js';
+import type { LoadJob, LoadResult, PacedJob } from './load.js';
 import {
   cpuSeconds,
   median,
-  onLoadCore,
+  onServerCore,
   pinning,
   ROOT,
   startLoader,
@@ -16,11 +16,13 @@ import {
   stopServer,
   type Running,
 } from './proc.js';
+import { NEST_BUILD, NEST_KEYS, PEER_SERVERS } from './peers.js';
 import { benchStores, type BenchStore } from './stores.js';
 
-// `npm run bench`: the service against bare Koa, bare node:http and Fastify, interleaved in rounds,
-// each server in its own process and autocannon in another; then list latency and memory as the
-// memory store grows. See bench/README.md for how to read the output.
+// `npm run bench`: the service against bare Koa, bare node:http and Fastify, and against the peers a
+// team would otherwise build (NestJS on Express and on Fastify, Fastify with the same features),
+// interleaved in rounds, each server in its own process and autocannon in another; then latency at
+// a fixed rate, and list latency and memory as the memory store grows. See bench/README.md.
 
 const T0 = Date.now();
 const args = process.argv.slice(2);
@@ -31,7 +33,15 @@ const numberArg = (name: string, fallback: number): number => {
 };
 
 const SETTINGS = quick
-  ? { rounds: 1, seed: 200, warmup: 0.2, duration: 0.5, scaleSizes: [1000], scaleDuration: 0.5 }
+  ? {
+      rounds: 1,
+      seed: 200,
+      warmup: 0.2,
+      duration: 0.5,
+      scaleSizes: [1000],
+      scaleDuration: 0.5,
+      latencyDuration: 0.5,
+    }
   : {
       rounds: numberArg('--rounds', 3),
       seed: 10_000,
@@ -39,12 +49,14 @@ const SETTINGS = quick
       duration: numberArg('--duration', 10),
       scaleSizes: [1000, 100_000, 1_000_000],
       scaleDuration: numberArg('--scale-duration', 5),
+      latencyDuration: numberArg('--latency-duration', 10),
     };
 const CONNECTIONS = 50;
 const SLICE_SECONDS = 1;
 const SCALE_CONNECTIONS = 10;
 const LIST_PATH = '/plants?limit=20';
 const skipScaling = args.includes('--no-scaling');
+const skipLatency = args.includes('--no-latency');
 
 // ---- servers ----
 
@@ -71,6 +83,9 @@ const REFERENCES: ServerSpec[] = [
   { key: 'http', label: 'node:http', nodeArgs: [...TSX, 'bench/servers/node-http.ts'] },
   { key: 'fastify', label: 'Fastify', nodeArgs: [...TSX, 'bench/servers/fastify.ts'] },
 ];
+// The peers (bench/peers.ts): NestJS on Express and on Fastify, Fastify with the same features.
+const PEERS: ServerSpec[] = PEER_SERVERS.map((peer) => ({ ...peer }));
+const NEST = NEST_KEYS;
 // `--spin N`: bare Koa once more, spinning N µs per request, so that the run shows what N µs of
 // work add to the measured CPU per request here (more than N: see bench/README.md).
 const spinAt = args.indexOf('--spin');
@@ -173,7 +188,7 @@ const serversAt = args.indexOf('--servers');
 const chosen = serversAt === -1 ? undefined : new Set(args[serversAt + 1]!.split(','));
 let SERVERS: ServerSpec[] = [];
 const chooseServers = (): ServerSpec[] =>
-  [SERVICE, ...OBSERVE, ...REFERENCES, ...OTHER_STORES, ...BASELINE].filter(
+  [SERVICE, ...OBSERVE, ...REFERENCES, ...PEERS, ...OTHER_STORES, ...BASELINE].filter(
     (server) =>
       chosen === undefined ||
       server === SERVICE ||
@@ -199,15 +214,19 @@ async function startServer(
 // ---- the load generator process ----
 
 const { ready: loaderReady, ask, stop: stopLoader } = startLoader();
-const load = (job: LoadJob) => ask<LoadResult>(job);
+const load = (job: LoadJob | PacedJob) => ask<LoadResult>(job);
 const collect = (tag: string) => ask<{ p50: number; p99: number }>({ kind: 'collect', tag });
 
 const problems: string[] = [];
+// What a store known to be too slow here (FerretDB on SQLite, run on request) fails to answer: a
+// limitation of the run, printed as such, not a problem that voids the other figures.
+const limitations: string[] = [];
+const known = (store: BenchStore | undefined) => store?.what.startsWith('ferretdb') === true;
 
 /** Every request of a run must have succeeded, or the figures mean nothing. */
-function check(what: string, result: LoadResult): LoadResult {
+function check(what: string, result: LoadResult, store?: BenchStore): LoadResult {
   if (result.non2xx > 0 || result.errors > 0 || result.ok === 0) {
-    problems.push(
+    (known(store) ? limitations : problems).push(
       `${what}: ${result.ok} ok, ${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts`,
     );
   }
@@ -267,11 +286,12 @@ async function measureRound(round: number): Promise<void> {
           from: 1,
           count: SETTINGS.seed,
         }),
+        server.store,
       );
       const page = await get(started.url, LIST_PATH);
       const plants = page.status === 200 ? (JSON.parse(page.text) as unknown[]) : [];
       if (plants.length !== 20) {
-        problems.push(
+        (known(server.store) ? limitations : problems).push(
           `${what}: GET ${LIST_PATH} answered ${page.status} ${page.text.slice(0, 200)}`,
         );
       }
@@ -300,7 +320,11 @@ async function measureRound(round: number): Promise<void> {
           const pid = running.get(server)!.child.pid;
           const cpuBefore = cpuSeconds(pid);
           const storeBefore = cpuSeconds(server.store?.pid);
-          const result = check(what, await load({ ...job, duration, tag: server.key }));
+          const result = check(
+            what,
+            await load({ ...job, duration, tag: server.key }),
+            server.store,
+          );
           const cpu = cpuSeconds(pid) - cpuBefore;
           const storeCpu = cpuSeconds(server.store?.pid) - storeBefore;
           const total = totals.get(server) ?? {
@@ -338,6 +362,93 @@ async function measureRound(round: number): Promise<void> {
   } finally {
     await Promise.all([...running.values()].map(stopServer));
   }
+}
+
+// ---- latency at a fixed rate ----
+
+interface LatencyRow {
+  server: ServerSpec;
+  workload: Workload;
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+/** The servers of the fixed-rate latency: the service, the references and the peers, on memory. */
+const latencyServers = (): ServerSpec[] =>
+  SERVERS.filter(
+    (server) =>
+      server === SERVICE ||
+      (REFERENCES.includes(server) && server.key !== 'koa-spin') ||
+      PEERS.includes(server),
+  );
+
+/**
+ * Every server started fresh and seeded, then offered the same rate, evenly spaced over the same
+ * connections, in 1 s slices alternating between the servers as in the rounds: p50 and p99 at a
+ * load every one of them sustains, instead of at each one's own saturation.
+ */
+async function measureLatency(rates: Record<Workload, number>): Promise<LatencyRow[]> {
+  const running = new Map<ServerSpec, Running>();
+  const rows: LatencyRow[] = [];
+  try {
+    for (const server of latencyServers()) {
+      const started = await startServer(server.nodeArgs, server.env ?? {}, server.cores);
+      running.set(server, started);
+      check(
+        `latency ${server.label} seed`,
+        await load({
+          kind: 'seed',
+          url: started.url,
+          connections: 32,
+          from: 1,
+          count: SETTINGS.seed,
+        }),
+      );
+    }
+    for (const workload of ['GET', 'POST'] as const) {
+      const job = (url: string, duration: number, tag?: string): PacedJob => ({
+        kind: 'paced',
+        method: workload,
+        url,
+        path: workload === 'GET' ? LIST_PATH : '/plants',
+        connections: CONNECTIONS,
+        duration,
+        rate: rates[workload],
+        ...(tag !== undefined && { tag }),
+      });
+      for (const [server, { url }] of running) {
+        check(
+          `latency ${server.label} ${workload} warm-up`,
+          await load(job(url, Math.min(SETTINGS.warmup, 1))),
+        );
+      }
+      const slices = Math.max(1, Math.round(SETTINGS.latencyDuration / SLICE_SECONDS));
+      const served = new Map<ServerSpec, number>();
+      for (let slice = 0; slice < slices; slice++) {
+        for (const [server, { url }] of running) {
+          const duration = SETTINGS.latencyDuration / slices;
+          const tag = `latency ${server.key}`;
+          const result = check(
+            `latency ${server.label} ${workload}`,
+            await load(job(url, duration, tag)),
+          );
+          served.set(server, (served.get(server) ?? 0) + result.requests);
+        }
+      }
+      for (const server of running.keys()) {
+        const { p50, p99 } = await collect(`latency ${server.key}`);
+        const rps = (served.get(server) ?? 0) / SETTINGS.latencyDuration;
+        rows.push({ server, workload, rps, p50, p99 });
+        process.stderr.write(
+          `  latency ${server.label} ${workload}: p50 ${fixed(p50, 2)} p99 ${fixed(p99, 2)} ms (${((Date.now() - T0) / 1000).toFixed(0)} s)\n`,
+        );
+      }
+    }
+  } finally {
+    await Promise.all([...running.values()].map(stopServer));
+  }
+  return rows;
 }
 
 // ---- scaling ----
@@ -408,7 +519,8 @@ async function measureScale(target: ScaleTarget): Promise<ScaleRow[]> {
       for (const [i, job] of jobs.entries()) {
         const what = `scaling ${target.name} ${running[i]!.plants}`;
         const duration = SETTINGS.scaleDuration / slices;
-        const result = check(what, await load({ ...job, duration, tag: what }));
+        const store = STORES.find((candidate) => candidate.kind === target.name);
+        const result = check(what, await load({ ...job, duration, tag: what }), store);
         totals[i]!.requests += result.requests;
         totals[i]!.seconds += result.seconds;
       }
@@ -443,6 +555,10 @@ async function measureScale(target: ScaleTarget): Promise<ScaleRow[]> {
 async function main(): Promise<void> {
   if (!existsSync(`${ROOT}dist/cli.js`))
     throw new Error('dist/cli.js is missing: run `npm run build` first (npm run bench does)');
+  if (!existsSync(`${ROOT}${NEST_BUILD}/main-express.js`))
+    throw new Error(
+      `${NEST_BUILD} is missing: run \`npm run bench:peers\` first (npm run bench does)`,
+    );
   await loaderReady;
   const started = Date.now();
   const out: string[] = [];
@@ -464,16 +580,23 @@ async function main(): Promise<void> {
   // FerretDB on SQLite may answer nothing within a 0.5 s slice on a busy machine: --quick (a smoke
   // run that must pass) measures MongoDB only on a server it is given.
   if (quick && !process.env.BENCH_MONGODB_URL) skip.add('mongodb');
-  STORES = await benchStores(onLoadCore, skip);
+  // A store server the run starts shares the servers' core, never the load generator's (where it
+  // would slow autocannon unaccounted); FerretDB only on request (`--ferretdb`).
+  const storeNotes: string[] = [];
+  STORES = await benchStores(onServerCore, skip, {
+    ferretdb: args.includes('--ferretdb'),
+    notes: storeNotes,
+  });
   OTHER_STORES = storeServers(STORES);
   BASELINE = baselineServers();
   OBSERVE.push(...(await observeServers()));
   SERVERS = chooseServers();
   for (const store of STORES) {
     print(
-      `store: ${store.kind} ${store.what}${store.pid === undefined ? '' : pinning ? `, own server on core ${pinning.load} with autocannon` : ', own server'}`,
+      `store: ${store.kind} ${store.what}${store.pid === undefined ? '' : pinning ? `, own server on core ${pinning.server} with the servers` : ', own server'}`,
     );
   }
+  for (const note of storeNotes) print(`store: ${note}`);
   print(
     `workloads: GET ${LIST_PATH} on ${SETTINGS.seed} seeded plants, POST /plants with unique ids; ${CONNECTIONS} connections, ${SETTINGS.warmup} s warm-up then ${SETTINGS.duration} s each (in ${SLICE_SECONDS} s slices, servers alternating); ${SETTINGS.rounds} round(s)`,
   );
@@ -483,6 +606,9 @@ async function main(): Promise<void> {
   for (let round = 1; round <= SETTINGS.rounds; round++) {
     await measureRound(round);
   }
+  // Each store server stops once nothing needs it: after the rounds, or after its own scaling.
+  const scaled = skipScaling ? [] : scaleTargets().map((target) => target.name);
+  await Promise.all(STORES.filter((store) => !scaled.includes(store.kind)).map((s) => s.stop()));
 
   print(
     `${pad('server', 28)}${pad('workload', 10)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('RSS MB', 9)}${lpad('CPU µs/req', 12)}${lpad('store µs/req', 14)}   req/s per round`,
@@ -511,6 +637,9 @@ async function main(): Promise<void> {
   // CPU efficiency: requests per CPU-second, which other processes on the machine disturb far
   // less than requests per wall-clock second.
   const efficiency = (sample: Sample) => 1 / sample.cpuUs;
+  // The same, counting the CPU of the store server the run started (Redis on the servers' core).
+  const withStore = (sample: Sample) =>
+    1 / (sample.cpuUs + (Number.isNaN(sample.storeUs) ? 0 : sample.storeUs));
   const summary = (values: number[]) => {
     const sorted = values.filter((v) => !Number.isNaN(v)).sort((x, y) => x - y);
     return `${fixed(sorted[0] ?? Number.NaN, 2)} / ${fixed(median(sorted), 2)} / ${fixed(sorted.at(-1) ?? Number.NaN, 2)}`;
@@ -519,7 +648,9 @@ async function main(): Promise<void> {
     `ratios per round, min / median / max of ${SETTINGS.rounds}: of req/s, and of requests per CPU-second of the server`,
   );
   for (const workload of ['GET', 'POST'] as const) {
-    for (const reference of [...REFERENCES, ...BASELINE].filter((r) => SERVERS.includes(r))) {
+    for (const reference of [...REFERENCES, ...PEERS, ...BASELINE].filter((r) =>
+      SERVERS.includes(r),
+    )) {
       // A baseline on a store is compared with the service on the same store.
       const [own, ownLabel] =
         reference.store === undefined
@@ -537,17 +668,55 @@ async function main(): Promise<void> {
       const [base, baseLabel] =
         other.cores === undefined ? ['service', 'service (memory)'] : [single!.key, single!.label];
       print(
-        `  ${pad(workload, 5)}${pad(`${other.label}/${baseLabel}`, 52)}${summary(ratios(other.key, base, workload))}    per CPU-s ${summary(ratios(other.key, base, workload, efficiency))}`,
+        `  ${pad(workload, 5)}${pad(`${other.label}/${baseLabel}`, 52)}${summary(ratios(other.key, base, workload))}    per CPU-s ${summary(ratios(other.key, base, workload, efficiency))}${other.store?.pid === undefined ? '' : `    with the store's CPU ${summary(ratios(other.key, base, workload, withStore))}`}`,
       );
     }
   }
   print();
+
+  // The peers: the service against what a team would otherwise build, per CPU-second of each.
+  const measured = (key: string) => SERVERS.some((server) => server.key === key);
+  const perCpu = (key: string, workload: Workload) =>
+    median(ratios('service', key, workload, efficiency));
+  const cpuUs = (key: string, workload: Workload) =>
+    median((samples.get(`${key} ${workload}`) ?? []).map((sample) => sample.cpuUs));
+  const peers = PEERS.filter((peer) => SERVERS.includes(peer));
+  if (peers.length > 0) {
+    print(
+      `peers: the service against each, per CPU-second of each server (service/peer, min / median / max of ${SETTINGS.rounds} rounds; above 1 the service serves more requests per CPU-second)`,
+    );
+    print(
+      `${pad('server', 22)}${lpad('GET µs/req', 11)}${lpad('POST µs/req', 12)}   ${pad('GET service/peer', 22)}POST service/peer`,
+    );
+    print(
+      `${pad(SERVICE.label, 22)}${lpad(fixed(cpuUs('service', 'GET'), 1), 11)}${lpad(fixed(cpuUs('service', 'POST'), 1), 12)}`,
+    );
+    for (const peer of peers) {
+      const [onGet, onPost] = (['GET', 'POST'] as const).map((workload) =>
+        summary(ratios('service', peer.key, workload, efficiency)),
+      );
+      print(
+        `${pad(peer.label, 22)}${lpad(fixed(cpuUs(peer.key, 'GET'), 1), 11)}${lpad(fixed(cpuUs(peer.key, 'POST'), 1), 12)}   ${pad(onGet!, 22)}${onPost}`,
+      );
+    }
+    // What part of the gap to Fastify with the same features is Koa's own: bare Koa against bare
+    // Fastify in the same rounds.
+    if (measured('koa') && measured('fastify')) {
+      const koaCost = (workload: Workload) =>
+        median(ratios('koa', 'fastify', workload, efficiency));
+      print(
+        `  Koa's own cost: bare Koa/bare Fastify per CPU-s GET ${fixed(koaCost('GET'), 2)} POST ${fixed(koaCost('POST'), 2)} (same rounds)`,
+      );
+    }
+    print();
+  }
 
   const scaleRows: ScaleRow[] = [];
   if (!skipScaling) {
     for (const target of scaleTargets()) {
       // A store that cannot even start here (FerretDB still busy with the rounds' backlog) is a
       // problem of the run, printed with the rest, not the end of it: the other rows still count.
+      const store = STORES.find((candidate) => candidate.kind === target.name);
       try {
         scaleRows.push(...(await measureScale(target)));
       } catch (error) {
@@ -555,7 +724,9 @@ async function main(): Promise<void> {
           error instanceof Error
             ? error.message.split('\n').slice(0, 6).join(' | ')
             : String(error);
-        problems.push(`scaling ${target.name}: ${reason}`);
+        (known(store) ? limitations : problems).push(`scaling ${target.name}: ${reason}`);
+      } finally {
+        await store?.stop();
       }
     }
     print(
@@ -575,9 +746,47 @@ async function main(): Promise<void> {
     print();
   }
 
+  // Latency at a fixed rate: half the slowest server's median req/s in the rounds, so that every
+  // server sustains it; stores have stopped by now.
+  const slowest = (workload: Workload) =>
+    Math.min(
+      ...latencyServers().map((server) =>
+        median((samples.get(`${server.key} ${workload}`) ?? []).map((sample) => sample.rps)),
+      ),
+    );
+  const rates = {
+    GET: Math.max(10, Math.round(slowest('GET') / 2)),
+    POST: Math.max(10, Math.round(slowest('POST') / 2)),
+  };
+  const latencyRows = skipLatency ? [] : await measureLatency(rates);
+  const latencyOf = (key: string, workload: Workload) =>
+    latencyRows.find((row) => row.server.key === key && row.workload === workload);
+  if (latencyRows.length > 0) {
+    print(
+      `latency at a fixed rate: GET ${rates.GET} req/s, POST ${rates.POST} req/s offered to every server (half the slowest server's median req/s), evenly spaced over ${CONNECTIONS} keep-alive connections, each latency from the moment its request was due; ${SETTINGS.latencyDuration} s each in ${SLICE_SECONDS} s slices, servers alternating`,
+    );
+    print(
+      `${pad('server', 28)}${pad('workload', 10)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}`,
+    );
+    for (const workload of ['GET', 'POST'] as const) {
+      for (const row of latencyRows.filter((each) => each.workload === workload)) {
+        print(
+          `${pad(row.server.label, 28)}${pad(workload, 10)}${lpad(fixed(row.rps, 0), 9)}${lpad(fixed(row.p50, 2), 9)}${lpad(fixed(row.p99, 2), 9)}`,
+        );
+      }
+    }
+    print();
+  }
+  // The best NestJS peer: the one serving most per CPU-second (the service's lowest ratio), and
+  // the one with the lowest p99 at the fixed rate.
+  const nest = NEST.filter(measured);
+  const bestPeers = (workload: Workload) =>
+    nest.length === 0 ? Number.NaN : Math.min(...nest.map((key) => perCpu(key, workload)));
+  const bestP99 = (workload: Workload) =>
+    Math.min(...nest.map((key) => latencyOf(key, workload)?.p99 ?? Number.NaN));
+
   const getRatio = median(ratios('service', 'koa', 'GET'));
   const postRatio = median(ratios('service', 'koa', 'POST'));
-  const measured = (key: string) => SERVERS.some((server) => server.key === key);
   const floor = (workload: Workload) => median(ratios('service', 'http', workload, efficiency));
   const onRedis = (workload: Workload) => median(ratios('service-redis', 'service', workload));
   const workers = (workload: Workload) =>
@@ -602,6 +811,20 @@ async function main(): Promise<void> {
   if (measured('http')) {
     target('GET per CPU-s >= 0.55x node:http', floor('GET'), 0.55, true);
     target('POST per CPU-s >= 0.50x node:http', floor('POST'), 0.5, true);
+  }
+  if (nest.length > 0) {
+    target('GET per CPU-s >= 1.0x best NestJS peer', bestPeers('GET'), 1.0, true);
+    target('POST per CPU-s >= 1.0x best NestJS peer', bestPeers('POST'), 1.0, true);
+  }
+  if (nest.length > 0 && latencyRows.length > 0) {
+    for (const workload of ['GET', 'POST'] as const) {
+      target(
+        `${workload} p99 at a fixed rate <= best NestJS peer's`,
+        (latencyOf('service', workload)?.p99 ?? Number.NaN) / bestP99(workload),
+        1.0,
+        false,
+      );
+    }
   }
   if (measured('service-redis')) {
     target('GET on Redis >= 0.65x on memory', onRedis('GET'), 0.65, true);
@@ -628,6 +851,10 @@ async function main(): Promise<void> {
   }
   print(`elapsed: ${((Date.now() - started) / 1000).toFixed(0)} s`);
 
+  if (limitations.length > 0) {
+    print();
+    for (const limitation of limitations) print(`limitation: ${limitation}`);
+  }
   if (problems.length > 0) {
     print();
     print('PROBLEMS (figures above are not trustworthy):');
@@ -667,6 +894,18 @@ async function main(): Promise<void> {
       `bench-observe: access log + metrics GET +${added('service', 'service-quiet', 'GET')} POST +${added('service', 'service-quiet', 'POST')} µs/req; tracing on GET +${added('service-traced', 'service', 'GET')} POST +${added('service-traced', 'service', 'POST')} µs/req (CPU of the server, ${rounds})`,
     );
   }
+  if (nest.length > 0) {
+    print(
+      `bench-peers: GET ${fixed(bestPeers('GET'), 2)} POST ${fixed(bestPeers('POST'), 2)} (service/best NestJS peer per CPU-s, ${rounds})`,
+    );
+  }
+  if (nest.length > 0 && latencyRows.length > 0) {
+    const p99 = (workload: Workload) =>
+      `${fixed(latencyOf('service', workload)?.p99, 2)} / ${fixed(bestP99(workload), 2)}`;
+    print(
+      `bench-latency: GET p99 ${p99('GET')} POST p99 ${p99('POST')} (ms, service / best NestJS peer, at ${rates.GET} / ${rates.POST} req/s)`,
+    );
+  }
   const last = `bench: GET ${fixed(getRatio, 2)} POST ${fixed(postRatio, 2)} (service/bare Koa, median of ${SETTINGS.rounds} rounds)`;
   out.push(last);
   mkdirSync(`${ROOT}bench/results`, { recursive: true });
@@ -674,7 +913,7 @@ async function main(): Promise<void> {
   writeFileSync(`${ROOT}bench/results/${name}.txt`, `${out.join('\n')}\n`);
   writeFileSync(
     `${ROOT}bench/results/${name}.json`,
-    `${JSON.stringify({ settings: SETTINGS, pinned: pinning !== undefined, stores: STORES.map(({ kind, what }) => ({ kind, what })), samples: Object.fromEntries(samples), scaling: scaleRows, problems }, null, 2)}\n`,
+    `${JSON.stringify({ settings: SETTINGS, pinned: pinning !== undefined, stores: STORES.map(({ kind, what }) => ({ kind, what })), samples: Object.fromEntries(samples), scaling: scaleRows, latency: { rates, rows: latencyRows.map(({ server, ...row }) => ({ server: server.key, ...row })) }, problems, limitations }, null, 2)}\n`,
   );
   console.log(last);
 }

@@ -65,11 +65,13 @@ const given = (kind: BenchStore['kind'], url: string, variable: string): BenchSt
 
 /**
  * Redis and MongoDB for the run: given URLs first, else own servers when installed (`wrap` puts
- * them on a core). `skip` leaves a kind out.
+ * them on a core). `skip` leaves a kind out. With `ferretdb: false` a FerretDB (the only MongoDB
+ * found) is left out, and `notes` says so: on SQLite it answers too slowly to be measured here.
  */
 export async function benchStores(
   wrap: (command: string, args: string[]) => [string, string[]],
   skip: ReadonlySet<string>,
+  { ferretdb = true, notes = [] }: { ferretdb?: boolean; notes?: string[] } = {},
 ): Promise<BenchStore[]> {
   const stores: BenchStore[] = [];
   const { BENCH_REDIS_URL, BENCH_MONGODB_URL } = process.env;
@@ -99,7 +101,11 @@ export async function benchStores(
     const database = `plant_store_bench_${process.pid}`;
     const url = (port: number) => `mongodb://127.0.0.1:${port}/${database}`;
     if (BENCH_MONGODB_URL) stores.push(given('mongodb', BENCH_MONGODB_URL, 'BENCH_MONGODB_URL'));
-    else if (found !== undefined) {
+    else if (found?.kind === 'ferretdb' && !ferretdb) {
+      notes.push(
+        'mongodb left out: only FerretDB is installed, whose SQLite backend answers too slowly to be measured here (--ferretdb includes it; BENCH_MONGODB_URL names a MongoDB)',
+      );
+    } else if (found !== undefined) {
       const what = found.kind === 'mongod' ? 'mongod' : 'ferretdb (sqlite)';
       stores.push(await startOwn('mongodb', what, wrap, found.command, url));
     }

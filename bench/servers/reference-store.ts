@@ -35,6 +35,11 @@ export class RefStore {
     return tree.setIfNotPresent(id, plant);
   }
 
+  /** Deletes the plant with the id; false when there is none. */
+  remove(tenant: string, id: number): boolean {
+    return this.tenants.get(tenant)?.delete(id) ?? false;
+  }
+
   /** The first `limit` plants by ascending id. */
   list(tenant: string, limit: number): RefPlant[] {
     const page: RefPlant[] = [];

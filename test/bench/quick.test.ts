@@ -10,7 +10,7 @@ const ROOT = new URL('../..', import.meta.url).pathname;
 // machine may be busy); only structure. It takes about half a minute, so `npm test` leaves it to
 // `npm run bench:quick`, a step of its own in .ci/run.
 describe('bench --quick', function () {
-  // Seven servers (three on Redis or FerretDB when installed) on a shared machine.
+  // Ten servers (two more on Redis when installed) on a shared machine, then seven at a fixed rate.
   this.timeout(300_000);
   let code: number;
   let stdout = '';
@@ -26,6 +26,12 @@ describe('bench --quick', function () {
       },
     );
     expect(build.status, build.stdout + build.stderr).to.equal(0);
+    const peers = spawnSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', 'bench/servers/nest'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    expect(peers.status, peers.stdout + peers.stderr).to.equal(0);
     ({ code, stdout, stderr } = await runProgram(
       ['bench/run.ts', '--quick', '--spin', '1'],
       {},
@@ -45,6 +51,9 @@ describe('bench --quick', function () {
       'bare Koa \\+ 1 µs spin',
       'node:http',
       'Fastify',
+      'NestJS \\(Express\\)',
+      'NestJS \\(Fastify\\)',
+      'Fastify \\+ features',
     ]) {
       for (const workload of ['GET', 'POST']) {
         const row = new RegExp(`^${server} +${workload} +(\\d+) +[\\d.]+ +[\\d.]+ +(\\d+|-) `, 'm');
@@ -57,7 +66,14 @@ describe('bench --quick', function () {
 
   it('when run, then it prints the ratios against each reference and the scaling table', () => {
     for (const workload of ['GET', 'POST']) {
-      for (const reference of ['bare Koa', 'node:http', 'Fastify']) {
+      for (const reference of [
+        'bare Koa',
+        'node:http',
+        'Fastify',
+        'NestJS \\(Express\\)',
+        'NestJS \\(Fastify\\)',
+        'Fastify \\+ features',
+      ]) {
         expect(stdout).to.match(
           new RegExp(
             `^  ${workload} +service/${reference} +[\\d.]+ / [\\d.]+ / [\\d.]+ +per CPU-s [\\d.-]+ / [\\d.-]+ / [\\d.-]+$`,
@@ -69,11 +85,42 @@ describe('bench --quick', function () {
     expect(stdout).to.match(/^memory +1000 +\d+ /m);
   });
 
+  it('when run, then it prints the peer table per CPU-second and the latency table at a fixed rate', () => {
+    const ratio = '[\\d.-]+ / [\\d.-]+ / [\\d.-]+';
+    for (const peer of ['NestJS \\(Express\\)', 'NestJS \\(Fastify\\)', 'Fastify \\+ features']) {
+      expect(stdout).to.match(
+        new RegExp(`^${peer} +[\\d.]+ +[\\d.]+ +${ratio} +${ratio}$`, 'm'),
+        `peer table row of ${peer}`,
+      );
+      for (const workload of ['GET', 'POST']) {
+        expect(stdout).to.match(
+          new RegExp(`^${peer} +${workload} +\\d+ +[\\d.]+ +[\\d.]+$`, 'm'),
+          `latency row of ${peer} ${workload}`,
+        );
+      }
+    }
+    expect(stdout).to.match(/^peers: the service against each, per CPU-second/m);
+    expect(stdout).to.match(
+      /^ {2}Koa's own cost: bare Koa\/bare Fastify per CPU-s GET [\d.]+ POST [\d.]+/m,
+    );
+    expect(stdout).to.match(/^latency at a fixed rate: GET \d+ req\/s, POST \d+ req\/s offered/m);
+  });
+
+  it('when run, then the peers and latency lines come before the last, with no problem to report', () => {
+    const lines = stdout.trimEnd().split('\n');
+    expect(lines.at(-3)).to.match(
+      /^bench-peers: GET \d+\.\d\d POST \d+\.\d\d \(service\/best NestJS peer per CPU-s, median of 1 rounds\)$/,
+    );
+    expect(lines.at(-2)).to.match(
+      /^bench-latency: GET p99 \d+\.\d\d \/ \d+\.\d\d POST p99 \d+\.\d\d \/ \d+\.\d\d \(ms, service \/ best NestJS peer, at \d+ \/ \d+ req\/s\)$/,
+    );
+    expect(stdout).to.not.match(/^PROBLEMS/m);
+  });
+
   it('when run, then the floor line comes before the last, and the Redis lines when it measured Redis', () => {
     const lines = stdout.trimEnd().split('\n');
     const floor =
       /^bench-floor: GET \d+\.\d\d POST \d+\.\d\d \(service\/node:http per CPU-s, median of 1 rounds\)$/;
-    expect(lines.at(-2)).to.match(/^bench-(floor|redis|workers|spin): /);
     expect(
       lines.some((line) => floor.test(line)),
       stdout,
