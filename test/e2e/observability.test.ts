@@ -128,6 +128,7 @@ describe('Observability of a service process: access log, request ids, /metrics'
       status: 200,
       size: Number(created.headers.get('content-length')),
       tenant: 'garden',
+      ip: '127.0.0.1',
     });
     expect(create.durationMs).to.be.a('number').and.at.least(0);
     expect(create).to.not.have.property('error');

@@ -91,10 +91,11 @@ describe('client addresses behind a trusted proxy (raw sockets)', () => {
     expect(openOn(DIRECT)).to.equal(3);
   });
 
-  it('when the service process is started with PLANT_STORE_TRUST_PROXY=1, then the failure budget is per forwarded client', async () => {
+  it('when the service process is started with PLANT_STORE_TRUST_PROXY=1, then the failure budget and the access line ip are per forwarded client', async () => {
     const running = await startService({
       PLANT_STORE_TRUST_PROXY: '1',
       PLANT_STORE_AUTH_FAILURE_LIMIT: '2',
+      LOG_LEVEL: 'info',
     });
     try {
       const ask = async (forwardedFor: string) => {
@@ -112,6 +113,14 @@ describe('client addresses behind a trusted proxy (raw sockets)', () => {
         401, 401, 429,
       ]);
       expect(await ask('10.0.0.2')).to.equal(401);
+      // The access line names the forwarded client too (pino flushes within 10 ms).
+      await sleep(100);
+      const ips = running
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => (JSON.parse(line) as { ip?: string }).ip);
+      expect(ips).to.deep.equal(['10.0.0.1', '10.0.0.1', '10.0.0.1', '10.0.0.2']);
     } finally {
       await running.stop();
     }

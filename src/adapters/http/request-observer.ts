@@ -119,6 +119,8 @@ export function requestObserver({
           durationMs: Math.round(ms * 1000) / 1000,
           size: ctx.response.length ?? 0,
           tenant: state.caller?.tenant,
+          // The client's address: the peer's, or X-Forwarded-For's under PLANT_STORE_TRUST_PROXY.
+          ip: ctx.ip,
           error: code,
         },
         'request',
