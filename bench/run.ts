@@ -274,20 +274,8 @@ async function measureRound(round: number): Promise<void> {
   const running = new Map<ServerSpec, Running>();
   try {
     for (const server of SERVERS) {
-      const started = await startServer(server.nodeArgs, server.env ?? {}, server.cores);
-      running.set(server, started);
       const what = `round ${round} ${server.label}`;
-      check(
-        `${what} seed`,
-        await load({
-          kind: 'seed',
-          url: started.url,
-          connections: 32,
-          from: 1,
-          count: SETTINGS.seed,
-        }),
-        server.store,
-      );
+      const started = await startSeeded(server, running, what);
       const page = await get(started.url, LIST_PATH);
       const plants = page.status === 200 ? (JSON.parse(page.text) as unknown[]) : [];
       if (plants.length !== 20) {
@@ -384,6 +372,28 @@ const latencyServers = (): ServerSpec[] =>
   );
 
 /**
+ * Starts the server (kept in `running`, which the caller stops) and seeds it with the plants every
+ * workload reads; a seed that is not all 2xx is reported as `<what> seed`.
+ */
+async function startSeeded(
+  server: ServerSpec,
+  running: Map<ServerSpec, Running>,
+  what: string,
+): Promise<Running> {
+  const started = await startServer(server.nodeArgs, server.env ?? {}, server.cores);
+  running.set(server, started);
+  const seed = await load({
+    kind: 'seed',
+    url: started.url,
+    connections: 32,
+    from: 1,
+    count: SETTINGS.seed,
+  });
+  check(`${what} seed`, seed, server.store);
+  return started;
+}
+
+/**
  * Every server started fresh and seeded, then offered the same rate, evenly spaced over the same
  * connections, in 1 s slices alternating between the servers as in the rounds: p50 and p99 at a
  * load every one of them sustains, instead of at each one's own saturation.
@@ -393,18 +403,7 @@ async function measureLatency(rates: Record<Workload, number>): Promise<LatencyR
   const rows: LatencyRow[] = [];
   try {
     for (const server of latencyServers()) {
-      const started = await startServer(server.nodeArgs, server.env ?? {}, server.cores);
-      running.set(server, started);
-      check(
-        `latency ${server.label} seed`,
-        await load({
-          kind: 'seed',
-          url: started.url,
-          connections: 32,
-          from: 1,
-          count: SETTINGS.seed,
-        }),
-      );
+      await startSeeded(server, running, `latency ${server.label}`);
     }
     for (const workload of ['GET', 'POST'] as const) {
       const job = (url: string, duration: number, tag?: string): PacedJob => ({

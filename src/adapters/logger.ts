@@ -12,6 +12,26 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 const BUFFER_BYTES = 4096;
 const FLUSH_MS = 10;
 
+type Destination = ReturnType<typeof pino.destination>;
+
+/** Destinations to flush as the process exits: one listener for every logger made here. */
+const atExit = new Set<WeakRef<Destination>>();
+
+function flushAtExit(destination: Destination): void {
+  if (atExit.size === 0) {
+    process.once('exit', () => {
+      for (const held of atExit) {
+        try {
+          held.deref()?.flushSync();
+        } catch {
+          // A destination that cannot write now (closed, not open yet) keeps what it holds.
+        }
+      }
+    });
+  }
+  atExit.add(new WeakRef(destination));
+}
+
 /** pino's buffered destination on stdout, flushed on its period and as the process exits. */
 function bufferedStdout(): DestinationStream {
   const destination = pino.destination({
@@ -20,13 +40,7 @@ function bufferedStdout(): DestinationStream {
     minLength: BUFFER_BYTES,
     periodicFlush: FLUSH_MS,
   });
-  process.once('exit', () => {
-    try {
-      destination.flushSync();
-    } catch {
-      // A destination that cannot write now (closed, not open yet) keeps what it holds.
-    }
-  });
+  flushAtExit(destination);
   return destination;
 }
 

@@ -51,55 +51,43 @@ export class ServiceMetrics {
   }: MetricsOptions = {}) {
     this.registry = registry ?? new Registry();
     const registers = [this.registry];
-    this.requestDuration = new Histogram({
-      name: `${prefix}http_request_duration_seconds`,
-      help: 'HTTP requests by method, route template and status class, from arrival to answer',
-      labelNames: ['method', 'route', 'status_class'],
-      buckets: BUCKETS,
-      registers,
-    });
-    this.storeDuration = new Histogram({
-      name: `${prefix}store_operation_duration_seconds`,
-      help: 'Calls of the plant and token stores by store, operation and adapter',
-      labelNames: ['store', 'operation', 'adapter'],
-      buckets: BUCKETS,
-      registers,
-    });
-    this.storeErrors = new Counter({
-      name: `${prefix}store_operation_errors_total`,
-      help: 'Store calls that failed (an outage, writes refused, an unexpected error)',
-      labelNames: ['store', 'operation', 'adapter'],
-      registers,
-    });
-    this.outages = new Counter({
-      name: `${prefix}storage_outages_total`,
-      help: 'Outages of a store begun (the log says why)',
-      labelNames: ['store'],
-      registers,
-    });
-    this.recoveries = new Counter({
-      name: `${prefix}storage_recoveries_total`,
-      help: 'Outages of a store ended',
-      labelNames: ['store'],
-      registers,
-    });
-    this.tokenVerifications = new Counter({
-      name: `${prefix}token_verifications_total`,
-      help: 'Bearer tokens verified, by kind (static, managed, jwt) and result (accepted, refused, error)',
-      labelNames: ['kind', 'result'],
-      registers,
-    });
-    this.rateLimited = new Counter({
-      name: `${prefix}rate_limited_total`,
-      help: 'Requests answered 429: limit "tenant" (42901) or "auth_failures" (42902)',
-      labelNames: ['limit'],
-      registers,
-    });
-    this.quotaRefused = new Counter({
-      name: `${prefix}quota_refused_total`,
-      help: 'Creates refused because the tenant holds its quota of plants (403 40302)',
-      registers,
-    });
+    const histogram = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      new Histogram<L>({ name: `${prefix}${name}`, help, labelNames, buckets: BUCKETS, registers });
+    const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      new Counter<L>({ name: `${prefix}${name}`, help, labelNames, registers });
+    this.requestDuration = histogram(
+      'http_request_duration_seconds',
+      'HTTP requests by method, route template and status class, from arrival to answer',
+      ['method', 'route', 'status_class'],
+    );
+    this.storeDuration = histogram(
+      'store_operation_duration_seconds',
+      'Calls of the plant and token stores by store, operation and adapter',
+      ['store', 'operation', 'adapter'],
+    );
+    this.storeErrors = counter(
+      'store_operation_errors_total',
+      'Store calls that failed (an outage, writes refused, an unexpected error)',
+      ['store', 'operation', 'adapter'],
+    );
+    this.outages = counter('storage_outages_total', 'Outages of a store begun (the log says why)', [
+      'store',
+    ]);
+    this.recoveries = counter('storage_recoveries_total', 'Outages of a store ended', ['store']);
+    this.tokenVerifications = counter(
+      'token_verifications_total',
+      'Bearer tokens verified, by kind (static, managed, jwt) and result (accepted, refused, error)',
+      ['kind', 'result'],
+    );
+    this.rateLimited = counter(
+      'rate_limited_total',
+      'Requests answered 429: limit "tenant" (42901) or "auth_failures" (42902)',
+      ['limit'],
+    );
+    this.quotaRefused = counter(
+      'quota_refused_total',
+      'Creates refused because the tenant holds its quota of plants (403 40302)',
+    );
     if (inFlight !== undefined) {
       new Gauge({
         name: `${prefix}http_requests_in_flight`,
