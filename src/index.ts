@@ -6,6 +6,7 @@ export { CompositeTokenVerifier } from './adapters/auth/composite-token-verifier
 export { JwtTokenVerifier } from './adapters/auth/jwt-token-verifier.js';
 export { ManagedTokenVerifier } from './adapters/auth/managed-token-verifier.js';
 export { TokenAdministrator } from './application/token-administrator.js';
+export { WebhookAdministrator } from './application/webhook-administrator.js';
 export { MANAGED_TOKEN_PATTERN } from './application/token-format.js';
 export {
   ConfigError,

@@ -6,6 +6,7 @@ import type { Logger } from '../ports/logger.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
+import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { authModule } from './auth-module.js';
 import { TYPES } from './identifiers.js';
 import { applicationModule, baseModule, httpModule, webhooksModule } from './service-modules.js';
@@ -20,6 +21,8 @@ export interface Service {
   plants: PlantUseCases;
   /** Issue, list and revoke managed tokens in the service's token store. */
   tokens: TokenAdministration;
+  /** Add, list, remove, rotate, enable and disable webhook subscriptions (docs/webhooks.md). */
+  webhooks: WebhookAdministration;
   /** The plant store behind the use cases (observed). */
   store: PlantStore;
   logger: Logger;
@@ -48,7 +51,7 @@ export function buildContainer(config: Config): Container {
     storageModule(config),
     authModule(config),
     webhooksModule(config),
-    applicationModule(),
+    applicationModule(config),
     httpModule(config),
   );
   return container;
@@ -68,6 +71,7 @@ export async function resolveService(container: Container): Promise<Service> {
       app: container.get(TYPES.HttpApp),
       plants: container.get(TYPES.PlantUseCases),
       tokens: container.get(TYPES.TokenAdministration),
+      webhooks: container.get(TYPES.WebhookAdministration),
       store: container.get(TYPES.PlantStore),
       logger: container.get(TYPES.Logger),
       metrics: container.get(TYPES.Metrics, { optional: true }),

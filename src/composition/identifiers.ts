@@ -15,6 +15,7 @@ import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import type { TokenStore } from '../ports/token-store.js';
 import type { TokenVerifier } from '../ports/token-verifier.js';
+import type { WebhookAdministration } from '../ports/webhook-administration.js';
 
 /**
  * An injection of `serviceIdentifier` that resolves undefined when nothing is bound to it. (Typed as
@@ -56,6 +57,8 @@ export const TYPES = {
   PlantUseCases: id<PlantUseCases>('PlantUseCases'),
   /** Managed-token administration (driving port). */
   TokenAdministration: id<TokenAdministration>('TokenAdministration'),
+  /** Webhook subscription administration (driving port), over the storage's subscriptions. */
+  WebhookAdministration: id<WebhookAdministration>('WebhookAdministration'),
   /** Where metrics are registered (a host's registry, a prefix); bound only when metrics are on. */
   MetricsOptions: id<MetricsOptions>('MetricsOptions'),
   /** The Prometheus metrics; bound only when metrics are on (PLANT_STORE_METRICS). */

@@ -1,6 +1,8 @@
 import { ContainerModule } from 'inversify';
 import { PlantService } from '../application/plant-service.js';
 import { TokenAdministrator } from '../application/token-administrator.js';
+import { WebhookAdministrator } from '../application/webhook-administrator.js';
+import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import type { Config } from '../config/index.js';
 import { createHttpApp } from '../adapters/http/app.js';
 import { createLogger } from '../adapters/logger.js';
@@ -28,7 +30,7 @@ export const webhooksModule = (config: Config): ContainerModule =>
   });
 
 /** The use cases (driving ports) over the stores bound; plant use cases traced when a tracer is. */
-export const applicationModule = (): ContainerModule =>
+export const applicationModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.PlantUseCases).toResolvedValue(
       (store, events, tracer) => {
@@ -40,6 +42,12 @@ export const applicationModule = (): ContainerModule =>
     bind(TYPES.TokenAdministration).toResolvedValue(
       (store, clock) => new TokenAdministrator(store, clock),
       [TYPES.TokenStore, TYPES.Clock],
+    );
+    const { allowPrivate } = config.webhooks ?? defaultWebhookConfig();
+    bind(TYPES.WebhookAdministration).toResolvedValue(
+      (storage) =>
+        new WebhookAdministrator(storage.webhooks, (url) => checkReceiverUrl(url, allowPrivate)),
+      [TYPES.Storage],
     );
   });
 

@@ -281,6 +281,35 @@ describe('the container as the embedding seam', () => {
     }
   });
 
+  it('when the metrics are unbound, then the service keeps none and serves no /metrics', async () => {
+    const service = await buildService(configFor(), (container) => {
+      container.unbind(TYPES.Metrics);
+    });
+    const { server, port } = await hostServer(service.app);
+    try {
+      const created = await send(port, 'POST', '/api/plants', {
+        headers: [
+          ['Authorization', `Bearer ${WRITER}`],
+          ['Content-Type', 'application/json'],
+        ],
+        body: '{"id":1,"name":"Unmeasured"}',
+      });
+      const metrics = await send(port, 'GET', '/api/metrics', {
+        headers: [['Authorization', `Bearer ${METRICS}`]],
+      });
+
+      expect([created.status, metrics.status, service.metrics]).to.deep.equal([
+        200,
+        404,
+        undefined,
+      ]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await service.close();
+    }
+  });
+
   it("when metrics are bound to the host's registry with a prefix, then they appear there once, beside the host's process metrics, with bounded method labels", async () => {
     const registry = new Registry();
     collectDefaultMetrics({ register: registry });

@@ -11,8 +11,7 @@ import {
   defaultWebhookConfig,
   type WebhookConfig,
 } from '../../src/adapters/webhooks/webhook-config.js';
-import { WebhookAdministrator } from '../../src/application/webhook-administrator.js';
-import { checkReceiverUrl } from '../../src/adapters/webhooks/address-policy.js';
+import type { WebhookAdministration } from '../../src/ports/webhook-administration.js';
 import type { WebhookOutbox } from '../../src/ports/webhook-outbox.js';
 import type { WebhookSubscriptions } from '../../src/ports/webhook-subscriptions.js';
 import { send, type HttpResponse } from './http-client.js';
@@ -36,7 +35,8 @@ export function webhookFiles(): Pick<WebhookConfig, 'file' | 'outboxFile'> {
 /** The service in this process (real container and HTTP server), delivering webhooks. */
 export class WebhookService {
   readonly tenant = `tenant-${randomUUID()}`;
-  readonly admin: WebhookAdministrator;
+  /** The service's own webhook administration (`service.webhooks`). */
+  readonly admin: WebhookAdministration;
 
   private constructor(
     private readonly server: Server,
@@ -45,7 +45,7 @@ export class WebhookService {
     readonly subscriptions: WebhookSubscriptions,
     readonly outbox: WebhookOutbox,
   ) {
-    this.admin = new WebhookAdministrator(subscriptions, (url) => checkReceiverUrl(url, true));
+    this.admin = service.webhooks;
   }
 
   static async start(

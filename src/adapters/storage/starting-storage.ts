@@ -2,10 +2,11 @@ import { PlantError } from '../../domain/errors.js';
 import type { ManagedToken } from '../../domain/managed-token.js';
 import type { PlantId } from '../../domain/plant-id.js';
 import type { StoredPlant } from '../../domain/plant.js';
-import type { PlantEvent } from '../../domain/webhook.js';
+import type { PlantEvent, SubscriptionPatch, WebhookSubscription } from '../../domain/webhook.js';
 import type { PlantStore } from '../../ports/plant-store.js';
 import type { Storage } from '../../ports/storage.js';
 import type { TokenStore } from '../../ports/token-store.js';
+import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
 
 const starting = (): Promise<never> =>
   Promise.reject(new PlantError('storage-unavailable', 'storage is starting'));
@@ -23,6 +24,8 @@ export class StartingStorage {
   readonly opened: Promise<Storage>;
   readonly plants: PlantStore;
   readonly tokens: TokenStore;
+  /** Webhook subscriptions, for their administration (delivery starts on the opened storage). */
+  readonly webhooks: WebhookSubscriptions;
   private readonly abort = new AbortController();
 
   constructor(open: (signal: AbortSignal) => Promise<Storage>) {
@@ -31,6 +34,7 @@ export class StartingStorage {
     this.opened.catch(() => {});
     this.plants = new StartingPlantStore(this);
     this.tokens = new StartingTokenStore(this);
+    this.webhooks = new StartingSubscriptions(this);
   }
 
   async close(): Promise<void> {
@@ -76,4 +80,32 @@ class StartingTokenStore implements TokenStore {
   ping(): Promise<void> {
     return this.storage.current?.tokens.ping() ?? starting();
   }
+}
+
+class StartingSubscriptions implements WebhookSubscriptions {
+  constructor(private readonly storage: StartingStorage) {}
+  private get current(): WebhookSubscriptions | undefined {
+    const { current } = this.storage;
+    if (current !== undefined && current.webhooks === undefined) {
+      throw new PlantError('storage-unavailable', 'this storage keeps no webhook subscriptions');
+    }
+    return current?.webhooks;
+  }
+  add(subscription: WebhookSubscription): Promise<boolean> {
+    return this.current?.add(subscription) ?? starting();
+  }
+  find(id: string): Promise<WebhookSubscription | undefined> {
+    return this.current?.find(id) ?? starting();
+  }
+  list(tenant?: string): Promise<WebhookSubscription[]> {
+    return this.current?.list(tenant) ?? starting();
+  }
+  update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription | undefined> {
+    return this.current?.update(id, patch) ?? starting();
+  }
+  remove(id: string): Promise<boolean> {
+    return this.current?.remove(id) ?? starting();
+  }
+  /** The storage closes its subscriptions with itself. */
+  async close(): Promise<void> {}
 }
