@@ -18,15 +18,15 @@ export {
   type StorageKind,
 } from './config/index.js';
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './adapters/http/app.js';
-export { answerClientError } from './adapters/http/client-error.js';
+export { answerClientError } from './adapters/http/server/client-error.js';
 export {
   createHttpServer,
   DEFAULT_HTTP_LIMITS,
   listenHttpServer,
   type HttpLimits,
   type HttpServer,
-} from './adapters/http/http-server.js';
-export { openApiDocument } from './adapters/http/openapi.js';
+} from './adapters/http/server/http-server.js';
+export { openApiDocument } from './adapters/http/docs/openapi.js';
 export { createLogger } from './adapters/logger.js';
 export { MemoryTokenStore } from './adapters/storage/memory/memory-token-store.js';
 export { FileTokenStore } from './adapters/storage/memory/file-token-store.js';

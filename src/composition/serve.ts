@@ -4,7 +4,7 @@ import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { ServeOptions } from '../cli/serve-options.js';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type Config } from '../config/index.js';
-import { createHttpServer, listenHttpServer } from '../adapters/http/http-server.js';
+import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../adapters/http/http-server.js';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../adapters/http/server/http-server.js';
 import { ConfigError } from '../adapters/config-error.js';
 import { parseInteger } from './parse.js';
 

@@ -1,5 +1,5 @@
 import { LOG_LEVELS, type LogLevel } from '../adapters/logger.js';
-import type { HttpLimits } from '../adapters/http/http-server.js';
+import type { HttpLimits } from '../adapters/http/server/http-server.js';
 import type { WebhookConfig } from '../adapters/webhooks/webhook-config.js';
 import { loadWebhookConfig } from './webhooks.js';
 import { ConfigError } from '../adapters/config-error.js';

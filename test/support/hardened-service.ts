@@ -6,7 +6,7 @@ import {
   listenHttpServer,
   type HttpLimits,
   type HttpServer,
-} from '../../src/adapters/http/http-server.js';
+} from '../../src/adapters/http/server/http-server.js';
 import { trustedPeer } from '../../src/adapters/http/trusted-proxy.js';
 import { MemoryPlantStore } from '../../src/adapters/storage/memory/memory-plant-store.js';
 import { PlantService } from '../../src/application/plant-service.js';

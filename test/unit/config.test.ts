@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { defaultWebhookConfig } from '../../src/adapters/webhooks/webhook-config.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { defaultMaxConnections } from '../../src/config/http-limits.js';
-import { DEFAULT_HTTP_LIMITS } from '../../src/adapters/http/http-server.js';
+import { DEFAULT_HTTP_LIMITS } from '../../src/adapters/http/server/http-server.js';
 import { thrown } from '../support/rejection.js';
 
 const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { CompositeTokenVerifier } from '../../../src/adapters/auth/composite-token-verifier.js';
 import { ManagedTokenVerifier } from '../../../src/adapters/auth/managed-token-verifier.js';
 import { StaticTokenVerifier } from '../../../src/adapters/auth/static-token-verifier.js';
-import { clientKey } from '../../../src/adapters/http/auth-failure-budget.js';
+import { clientKey } from '../../../src/adapters/http/server/client-key.js';
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
 import { HardenedService } from '../../support/hardened-service.js';
 import { RawClient } from '../../support/raw-client.js';

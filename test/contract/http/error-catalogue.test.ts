@@ -139,7 +139,7 @@ describe('error catalogue', () => {
   });
 
   it('when the HTTP adapter is read, then only the catalogue holds error codes or makes an HttpProblem', () => {
-    const offenders = readdirSync(HTTP_SOURCES)
+    const offenders = readdirSync(HTTP_SOURCES, { recursive: true, encoding: 'utf8' })
       .filter((file) => file.endsWith('.ts') && file !== 'error-catalogue.ts')
       .flatMap((file) => {
         const code = readFileSync(new URL(file, HTTP_SOURCES), 'utf8')

@@ -6,7 +6,7 @@ import {
   createHttpServer,
   listenHttpServer,
   type HttpServer,
-} from '../../../src/adapters/http/http-server.js';
+} from '../../../src/adapters/http/server/http-server.js';
 import { send } from '../../support/http-client.js';
 import { buildService, type Service } from '../../../src/composition/container.js';
 import { OpenApiValidator } from '../../support/openapi-validator.js';

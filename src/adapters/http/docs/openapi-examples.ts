@@ -1,4 +1,4 @@
-import { nextLink } from './pagination.js';
+import { nextLink } from '../pagination.js';
 
 // Examples of the OpenAPI document. Ids are bigints so that the served JSON (lossless-json) carries
 // 9007199254740993 digit for digit: above 2^53, where a double would round it to ...992.

@@ -1,6 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKey } from './auth-failure-budget.js';
+import { clientKey } from './client-key.js';
 
 export interface ConnectionSlotLimits {
   /** Connections open at once, over all addresses. */

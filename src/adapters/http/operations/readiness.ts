@@ -1,10 +1,10 @@
 import type { Middleware } from 'koa';
-import type { PlantStore } from '../../ports/plant-store.js';
-import type { TokenStore } from '../../ports/token-store.js';
-import { draining } from './draining.js';
-import { problem } from './error-catalogue.js';
-import { toProblem } from './error-handler.js';
-import { answerJson } from './json-answer.js';
+import type { PlantStore } from '../../../ports/plant-store.js';
+import type { TokenStore } from '../../../ports/token-store.js';
+import { draining } from '../server/draining.js';
+import { problem } from '../error-catalogue.js';
+import { toProblem } from '../error-handler.js';
+import { answerJson } from '../json-answer.js';
 import { sharedPing } from './shared-ping.js';
 
 /** The stores readiness asks, by the name its body gives them. */

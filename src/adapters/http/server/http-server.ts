@@ -5,7 +5,7 @@ import { clientErrorHandler } from './client-error.js';
 import { endAndDestroy, lingeringClose } from './close-socket.js';
 import { boundConnections, responseInProgress, type ConnectionSlots } from './connection-slots.js';
 import { watchOutput } from './output-watch.js';
-import { problem } from './error-catalogue.js';
+import { problem } from '../error-catalogue.js';
 import { answer, rawAnswer } from './raw-answer.js';
 
 /** Every bound the HTTP server holds its clients to; docs/operations.md states each default. */

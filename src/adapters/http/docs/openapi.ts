@@ -1,14 +1,14 @@
-import { MAX_LIMIT, DEFAULT_LIMIT } from '../../application/plant-service.js';
-import { NAME_MAX, TAG_MAX } from '../../domain/plant.js';
-import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../domain/plant-id.js';
-import { BODY_LIMIT_BYTES } from './body-limit.js';
+import { MAX_LIMIT, DEFAULT_LIMIT } from '../../../application/plant-service.js';
+import { NAME_MAX, TAG_MAX } from '../../../domain/plant.js';
+import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../domain/plant-id.js';
+import { BODY_LIMIT_BYTES } from '../body-limit.js';
 import { openApiWebhooks } from './openapi-webhooks.js';
 import {
   ERROR_CATALOGUE,
   ERROR_ROWS,
   type ErrorName,
   type OperationId,
-} from './error-catalogue.js';
+} from '../error-catalogue.js';
 import {
   createdPlantExample,
   createPlantExamples,

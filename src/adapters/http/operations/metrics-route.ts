@@ -1,8 +1,8 @@
 import { Router } from '@koa/router';
-import { OPERATION_SCOPES } from '../../domain/caller.js';
-import type { TokenVerifier } from '../../ports/token-verifier.js';
-import type { ServiceMetrics } from '../telemetry/service-metrics.js';
-import { authorize, type AuthLimits } from './bearer-auth.js';
+import { OPERATION_SCOPES } from '../../../domain/caller.js';
+import type { TokenVerifier } from '../../../ports/token-verifier.js';
+import type { ServiceMetrics } from '../../telemetry/service-metrics.js';
+import { authorize, type AuthLimits } from '../bearer-auth.js';
 
 /**
  * GET /metrics in the Prometheus text format, for a bearer token with the scope `metrics:read`

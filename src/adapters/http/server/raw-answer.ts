@@ -1,5 +1,5 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
-import type { HttpProblem } from './http-problem.js';
+import type { HttpProblem } from '../http-problem.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -1,8 +1,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { DEFAULT_LINGER_MS, destroyAfter, endAndDestroy } from './close-socket.js';
-import { problem } from './error-catalogue.js';
-import type { HttpProblem } from './http-problem.js';
+import { problem } from '../error-catalogue.js';
+import type { HttpProblem } from '../http-problem.js';
 import { answer, rawAnswer } from './raw-answer.js';
 
 const answers = (refusal: HttpProblem) => ({ refusal, raw: rawAnswer(refusal) });
