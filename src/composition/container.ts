@@ -13,6 +13,10 @@ import { applicationModule, baseModule, httpModule, webhooksModule } from './ser
 import { storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
+// The type `buildContainer` returns and `buildService`'s `configure` receives, re-exported so that
+// an embedder types its code without a dependency on inversify of its own.
+export type { Container };
+
 /** The service, resolved from its container: what a host program uses. */
 export interface Service {
   /** The HTTP interface: mount `app.callback()` on a node:http server, or the app in a host Koa app. */
