@@ -123,3 +123,30 @@ export async function embeddedThroughTheContainer(): Promise<void> {
   const text: string | undefined = await service.metrics?.registry.metrics();
   void text;
 }
+
+// Never called: every type a port's signature names comes from the root and from plant-store/core.
+export type PortTypesFromTheRoot = [
+  import('plant-store').PlantEvent,
+  import('plant-store').StoredPlant,
+  import('plant-store').PlantEvents,
+  import('plant-store').WebhookSubscriptions,
+  import('plant-store').WebhookSubscription,
+  import('plant-store').SubscriptionPatch,
+  import('plant-store').WebhookOutbox,
+  import('plant-store').PendingDelivery,
+  import('plant-store').TokenStore,
+  import('plant-store').ManagedToken,
+  import('plant-store').TokenSummary,
+  import('plant-store').TokenVerifier,
+  import('plant-store').Caller,
+  import('plant-store').Logger,
+  import('plant-store').Storage,
+];
+export type PortTypesFromTheCore = [
+  import('plant-store/core').PlantEvent,
+  import('plant-store/core').WebhookSubscriptions,
+  import('plant-store/core').WebhookOutbox,
+  import('plant-store/core').PendingDelivery,
+  import('plant-store/core').WebhookEventType,
+  import('plant-store/core').DeliveryHealth,
+];
