@@ -15,6 +15,8 @@ import {
 } from 'plant-store';
 import { ERROR_CODES, PlantStoreClient, PlantStoreHttpError, type Plant } from 'plant-store/client';
 import { MemoryPlantStore, PlantService, type Caller, type NewPlant } from 'plant-store/core';
+import type * as Root from 'plant-store';
+import type * as Core from 'plant-store/core';
 import { ExamplePlantStore } from './custom-plant-store.js';
 
 const token = 'consumer-token-0123456789';
@@ -126,27 +128,27 @@ export async function embeddedThroughTheContainer(): Promise<void> {
 
 // Never called: every type a port's signature names comes from the root and from plant-store/core.
 export type PortTypesFromTheRoot = [
-  import('plant-store').PlantEvent,
-  import('plant-store').StoredPlant,
-  import('plant-store').PlantEvents,
-  import('plant-store').WebhookSubscriptions,
-  import('plant-store').WebhookSubscription,
-  import('plant-store').SubscriptionPatch,
-  import('plant-store').WebhookOutbox,
-  import('plant-store').PendingDelivery,
-  import('plant-store').TokenStore,
-  import('plant-store').ManagedToken,
-  import('plant-store').TokenSummary,
-  import('plant-store').TokenVerifier,
-  import('plant-store').Caller,
-  import('plant-store').Logger,
-  import('plant-store').Storage,
+  Root.PlantEvent,
+  Root.StoredPlant,
+  Root.PlantEvents,
+  Root.WebhookSubscriptions,
+  Root.WebhookSubscription,
+  Root.SubscriptionPatch,
+  Root.WebhookOutbox,
+  Root.PendingDelivery,
+  Root.TokenStore,
+  Root.ManagedToken,
+  Root.TokenSummary,
+  Root.TokenVerifier,
+  Root.Caller,
+  Root.Logger,
+  Root.Storage,
 ];
 export type PortTypesFromTheCore = [
-  import('plant-store/core').PlantEvent,
-  import('plant-store/core').WebhookSubscriptions,
-  import('plant-store/core').WebhookOutbox,
-  import('plant-store/core').PendingDelivery,
-  import('plant-store/core').WebhookEventType,
-  import('plant-store/core').DeliveryHealth,
+  Core.PlantEvent,
+  Core.WebhookSubscriptions,
+  Core.WebhookOutbox,
+  Core.PendingDelivery,
+  Core.WebhookEventType,
+  Core.DeliveryHealth,
 ];
