@@ -23,11 +23,29 @@ export {
   type TokenRequest,
   type TokenSummary,
 } from './domain/managed-token.js';
+export { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from './domain/plant-quota.js';
+export type {
+  DeliveryHealth,
+  PlantEvent,
+  SubscriptionPatch,
+  WebhookEventType,
+  WebhookSubscription,
+} from './domain/webhook.js';
+// Every type a port's signature names is exported here, so that an embedder implements any port
+// from this entry (or the root) alone.
 export type { Logger } from './ports/logger.js';
+export type { PlantEvents } from './ports/plant-events.js';
 export type { PlantStore } from './ports/plant-store.js';
 export type { PlantPage, PlantUseCases } from './ports/plant-use-cases.js';
 export type { Storage } from './ports/storage.js';
 export type { IssuedToken, Revocation, TokenAdministration } from './ports/token-administration.js';
 export type { TokenStore } from './ports/token-store.js';
 export type { TokenVerifier } from './ports/token-verifier.js';
+export type {
+  ReceiverUrlCheck,
+  SubscriptionRequest,
+  WebhookAdministration,
+} from './ports/webhook-administration.js';
+export type { PendingDelivery, WebhookOutbox } from './ports/webhook-outbox.js';
+export type { WebhookSubscriptions } from './ports/webhook-subscriptions.js';
 export { MemoryPlantStore } from './adapters/storage/memory/memory-plant-store.js';

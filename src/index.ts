@@ -12,6 +12,7 @@ export {
   ConfigError,
   loadConfig,
   type Config,
+  type LoadConfigOptions,
   type JwtConfig,
   type StaticToken,
   type StorageConfig,
@@ -36,13 +37,8 @@ export {
   buildContainer,
   buildService,
   resolveService,
+  type Container,
   type Service,
 } from './composition/container.js';
 export { TYPES } from './composition/identifiers.js';
-export type { PlantEvents } from './ports/plant-events.js';
-export type {
-  ReceiverUrlCheck,
-  SubscriptionRequest,
-  WebhookAdministration,
-} from './ports/webhook-administration.js';
 export { ServiceMetrics, type MetricsOptions } from './adapters/telemetry/service-metrics.js';

@@ -13,6 +13,10 @@ import { applicationModule, baseModule, httpModule, webhooksModule } from './ser
 import { storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
+// The type `buildContainer` returns and `buildService`'s `configure` receives, re-exported so that
+// an embedder types its code without a dependency on inversify of its own.
+export type { Container };
+
 /** The service, resolved from its container: what a host program uses. */
 export interface Service {
   /** The HTTP interface: mount `app.callback()` on a node:http server, or the app in a host Koa app. */
@@ -67,6 +71,13 @@ export async function resolveService(container: Container): Promise<Service> {
   try {
     const delivery = container.get(TYPES.WebhookDelivery);
     const counts = container.get(TYPES.RequestCounts);
+    const opened = storage.opened.then(
+      () => {},
+      async (error: unknown) => {
+        await storage.close();
+        throw error;
+      },
+    );
     return {
       app: container.get(TYPES.HttpApp),
       plants: container.get(TYPES.PlantUseCases),
@@ -75,16 +86,13 @@ export async function resolveService(container: Container): Promise<Service> {
       store: container.get(TYPES.PlantStore),
       logger: container.get(TYPES.Logger),
       metrics: container.get(TYPES.Metrics, { optional: true }),
-      opened: storage.opened.then(
-        () => {},
-        async (error: unknown) => {
-          await storage.close();
-          throw error;
-        },
-      ),
+      opened,
       startDelivery: async () => delivery.start(await storage.opened),
       requestsInFlight: () => counts.inFlight,
       close: async () => {
+        // Closed before the storage opened (e.g. the port was in use): `opened` then rejects with
+        // the abort this close caused, which is no failure for a caller that never awaited it.
+        opened.catch(() => {});
         await delivery.stop();
         await storage.close();
       },

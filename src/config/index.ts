@@ -64,8 +64,24 @@ export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
 /** The default of PLANT_STORE_SHUTDOWN_GRACE_SECONDS. */
 export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 10;
 
+/** How `loadConfig` reads its environment. */
+export interface LoadConfigOptions {
+  /**
+   * For a host that embeds the service: LOG_LEVEL, PORT and HOST, which are the host's own (the
+   * library uses them only for its default logger and for `serve`), are not read; they take their
+   * defaults (info, 8080, 127.0.0.1). Every other variable is the library's and is read as usual.
+   */
+  embedded?: boolean;
+}
+
 /** Reads and checks the configuration; throws a ConfigError naming the first bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(
+  given: NodeJS.ProcessEnv = process.env,
+  { embedded = false }: LoadConfigOptions = {},
+): Config {
+  const env = embedded
+    ? { ...given, LOG_LEVEL: undefined, PORT: undefined, HOST: undefined }
+    : given;
   const logLevel = (env.LOG_LEVEL || 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${logLevel}")`);

@@ -35,7 +35,7 @@ const TSCONFIG = {
     types: ['node'],
     outDir: 'out',
   },
-  files: ['consumer.ts'],
+  files: ['consumer.ts', 'custom-plant-store.ts'],
 };
 
 describe('the packed package, installed in a fresh project', function () {
@@ -81,10 +81,9 @@ describe('the packed package, installed in a fresh project', function () {
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
-    await copyFile(
-      new URL('./package/consumer/consumer.ts', import.meta.url),
-      join(project, 'consumer.ts'),
-    );
+    for (const file of TSCONFIG.files) {
+      await copyFile(new URL(`./package/consumer/${file}`, import.meta.url), join(project, file));
+    }
     await npm(
       [
         'install',
@@ -112,6 +111,16 @@ describe('the packed package, installed in a fresh project', function () {
       duplicate: 409,
       names: ['Fern', 'Monstera'],
       left: [{ name: 'Fern' }],
+      custom: {
+        stored: [
+          [200, null],
+          [200, null],
+        ],
+        quota: [403, 40302],
+        down: [503, 50301],
+        ready: 503,
+        events: 2,
+      },
     });
 
     const importMs = Number(

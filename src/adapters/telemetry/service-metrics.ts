@@ -27,6 +27,29 @@ export const DEFAULT_METRICS_PREFIX = 'plant_store_';
 // Request and store latencies: from 0.5 ms (a memory store) to the 2 s bound of a store call.
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
+/** The in-flight counts each in-flight gauge sums: one per service sharing its registry. */
+const IN_FLIGHT = new WeakMap<object, (() => number)[]>();
+
+/**
+ * The metric of that name already in `registry` when it is the library's own (same kind, same
+ * help), so that a second service on one registry and prefix (a test suite's, a host's) counts
+ * into the same series instead of throwing "already registered"; undefined when there is none. A
+ * metric of another owner under that name is refused with the way out.
+ */
+function ownMetric<M>(
+  registry: Registry,
+  kind: new (...args: never[]) => M,
+  name: string,
+  help: string,
+): M | undefined {
+  const found: unknown = registry.getSingleMetric(name);
+  if (found === undefined) return undefined;
+  if (found instanceof kind && (found as { help?: string }).help === help) return found;
+  throw new Error(
+    `metric ${name} is already registered by another owner; give the service another prefix (TYPES.MetricsOptions)`,
+  );
+}
+
 /**
  * The service's Prometheus metrics (prom-client), in a registry of its own unless given one, so
  * that several services in one process (tests, a host embedding two) never collide. Labels are
@@ -51,9 +74,13 @@ export class ServiceMetrics {
   }: MetricsOptions = {}) {
     this.registry = registry ?? new Registry();
     const registers = [this.registry];
+    const reuse = <M>(kind: new (...args: never[]) => M, name: string, help: string) =>
+      ownMetric(this.registry, kind, `${prefix}${name}`, help);
     const histogram = <L extends string>(name: string, help: string, labelNames: L[]) =>
+      reuse(Histogram<L>, name, help) ??
       new Histogram<L>({ name: `${prefix}${name}`, help, labelNames, buckets: BUCKETS, registers });
     const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
+      reuse(Counter<L>, name, help) ??
       new Counter<L>({ name: `${prefix}${name}`, help, labelNames, registers });
     this.requestDuration = histogram(
       'http_request_duration_seconds',
@@ -89,16 +116,27 @@ export class ServiceMetrics {
       'Creates refused because the tenant holds its quota of plants (403 40302)',
     );
     if (inFlight !== undefined) {
-      new Gauge({
-        name: `${prefix}http_requests_in_flight`,
-        help: 'HTTP requests received and not answered yet',
-        registers,
-        collect() {
-          this.set(inFlight());
-        },
-      });
+      const help = 'HTTP requests received and not answered yet';
+      const gauge = reuse(Gauge, 'http_requests_in_flight', help);
+      if (gauge !== undefined) IN_FLIGHT.get(gauge)?.push(inFlight);
+      else {
+        const sources = [inFlight];
+        const created = new Gauge({
+          name: `${prefix}http_requests_in_flight`,
+          help,
+          registers,
+          collect() {
+            this.set(sources.reduce((sum, source) => sum + source(), 0));
+          },
+        });
+        IN_FLIGHT.set(created, sources);
+      }
     }
-    if (defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix });
+    // prom-client's process metrics, once a registry (a second service's would collide).
+    const collected = this.registry.getSingleMetric(`${prefix}process_cpu_user_seconds_total`);
+    if (defaultMetrics && collected === undefined) {
+      collectDefaultMetrics({ register: this.registry, prefix });
+    }
   }
 
   /** Counts outages and recoveries: an OutageListener. */

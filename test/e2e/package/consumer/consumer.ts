@@ -4,15 +4,20 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import {
   buildContainer,
+  buildService,
   createHttpApp,
   loadConfig,
   resolveService,
   StaticTokenVerifier,
   TYPES,
+  type Container,
   type HttpApp,
 } from 'plant-store';
 import { ERROR_CODES, PlantStoreClient, PlantStoreHttpError, type Plant } from 'plant-store/client';
 import { MemoryPlantStore, PlantService, type Caller, type NewPlant } from 'plant-store/core';
+import type * as Root from 'plant-store';
+import type * as Core from 'plant-store/core';
+import { ExamplePlantStore } from './custom-plant-store.js';
 
 const token = 'consumer-token-0123456789';
 const store = new MemoryPlantStore();
@@ -55,7 +60,51 @@ const after: bigint | undefined = undefined;
 const left = (await plants.listPlants(caller, { limit: 10, after })).plants;
 server.close();
 
-console.log(JSON.stringify({ created, duplicate, names, left }));
+// The custom store of docs/embedding.md in the service: the quota from the configuration, its
+// outage answered 503, its events recorded with their plants. The host's own LOG_LEVEL is left alone.
+const config = loadConfig(
+  {
+    LOG_LEVEL: 'verbose',
+    PLANT_STORE_MAX_PLANTS_PER_TENANT: '2',
+    PLANT_STORE_TOKENS: JSON.stringify([
+      { token, tenant: 'acme', scopes: ['plants:read', 'plants:write'] },
+    ]),
+  },
+  { embedded: true },
+);
+const custom = new ExamplePlantStore(config.storage.maxPlantsPerTenant);
+const service = await buildService(config, (container: Container) => {
+  container.rebind(TYPES.PlantStore).toConstantValue(custom);
+  container.rebind(TYPES.Logger).toConstantValue(silent);
+});
+const served = createServer(service.app.callback()).listen(0, '127.0.0.1');
+await once(served, 'listening');
+const base = `http://127.0.0.1:${(served.address() as { port: number }).port}`;
+const headers = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' };
+const post = (id: number) =>
+  fetch(`${base}/plants`, { method: 'POST', headers, body: `{"id":${id},"name":"p${id}"}` });
+const answer = async (sent: Promise<Response>) => {
+  const response = await sent;
+  const body = (await response.json()) as { error?: number };
+  return [response.status, body.error ?? null];
+};
+const stored = [await answer(post(1)), await answer(post(2))];
+const quota = await answer(post(3));
+custom.reachable = false;
+const down = await answer(fetch(`${base}/plants`, { headers }));
+const ready = (await fetch(`${base}/readyz`)).status;
+served.close();
+await service.close();
+
+console.log(
+  JSON.stringify({
+    created,
+    duplicate,
+    names,
+    left,
+    custom: { stored, quota, down, ready, events: custom.events.length },
+  }),
+);
 
 // Never called: the compiler must refuse what the types forbid (an unused expectation fails too).
 export function refusedAtCompileTime(): void {
@@ -76,3 +125,30 @@ export async function embeddedThroughTheContainer(): Promise<void> {
   const text: string | undefined = await service.metrics?.registry.metrics();
   void text;
 }
+
+// Never called: every type a port's signature names comes from the root and from plant-store/core.
+export type PortTypesFromTheRoot = [
+  Root.PlantEvent,
+  Root.StoredPlant,
+  Root.PlantEvents,
+  Root.WebhookSubscriptions,
+  Root.WebhookSubscription,
+  Root.SubscriptionPatch,
+  Root.WebhookOutbox,
+  Root.PendingDelivery,
+  Root.TokenStore,
+  Root.ManagedToken,
+  Root.TokenSummary,
+  Root.TokenVerifier,
+  Root.Caller,
+  Root.Logger,
+  Root.Storage,
+];
+export type PortTypesFromTheCore = [
+  Core.PlantEvent,
+  Core.WebhookSubscriptions,
+  Core.WebhookOutbox,
+  Core.PendingDelivery,
+  Core.WebhookEventType,
+  Core.DeliveryHealth,
+];

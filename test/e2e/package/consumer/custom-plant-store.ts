@@ -1,0 +1,95 @@
+// The worked example of docs/embedding.md ("Your own PlantStore"): a PlantStore of an embedder's
+// own, compiled against the packed package and run by package-consumer.test.ts. Its "database" is
+// a Map behind an async call that may fail as a lost connection does.
+import {
+  DEFAULT_MAX_PLANTS_PER_TENANT,
+  PlantError,
+  plantQuotaReached,
+  type PlantEvent,
+  type PlantId,
+  type PlantStore,
+  type StoredPlant,
+} from 'plant-store/core';
+
+/** No store call keeps a request longer than this (docs/storage.md): the bound is the store's job. */
+const BOUND_MS = 2000;
+
+const unavailable = () =>
+  new PlantError('storage-unavailable', 'the plant database is unavailable');
+
+/** The driver's errors that mean "cannot be reached now"; any other error propagates (a 500). */
+const isOutage = (error: unknown): boolean =>
+  error instanceof Error && /ECONNREFUSED|ECONNRESET|ETIMEDOUT/.test(error.message);
+
+/**
+ * Settles as `work` does, but rejects with storage-unavailable after BOUND_MS or on an outage. The
+ * service logs the outage's first failure and first recovery and counts them; the store only
+ * throws the right PlantError.
+ */
+function bounded<T>(work: () => Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(unavailable()), BOUND_MS);
+    work().then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(isOutage(error) ? unavailable() : error);
+      },
+    );
+  });
+}
+
+export class ExamplePlantStore implements PlantStore {
+  private readonly tenants = new Map<string, Map<PlantId, StoredPlant>>();
+  /** Events recorded with their plant; webhook delivery of them is the embedder's (or none). */
+  readonly events: { tenant: string; event: PlantEvent }[] = [];
+  /** Whether the example's database answers: false stands for a lost connection. */
+  reachable = true;
+
+  /** `maxPlantsPerTenant`: the service's `config.storage.maxPlantsPerTenant`; 0 for no quota. */
+  constructor(private readonly maxPlantsPerTenant = DEFAULT_MAX_PLANTS_PER_TENANT) {}
+
+  insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
+    return bounded(async () => {
+      const plants = await this.table(tenant);
+      // A taken id resolves false before the quota is looked at, as every store does.
+      if (plants.has(plant.id)) return false;
+      if (this.maxPlantsPerTenant > 0 && plants.size >= this.maxPlantsPerTenant) {
+        throw plantQuotaReached(this.maxPlantsPerTenant);
+      }
+      // The plant and its event in one write (here one synchronous step): both or neither.
+      plants.set(plant.id, { ...plant });
+      if (event !== undefined) this.events.push({ tenant, event });
+      return true;
+    });
+  }
+
+  list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
+    return bounded(async () =>
+      [...(await this.table(tenant)).values()]
+        .filter((plant) => after === undefined || plant.id > after)
+        .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+        .slice(0, limit),
+    );
+  }
+
+  delete(tenant: string, id: PlantId): Promise<boolean> {
+    return bounded(async () => (await this.table(tenant)).delete(id));
+  }
+
+  /** /readyz asks this: storage-unavailable when it cannot serve (storage-refuses-writes when it takes no writes). */
+  ping(): Promise<void> {
+    return bounded(async () => void (await this.table('')));
+  }
+
+  /** The example's round trip to its database. */
+  private async table(tenant: string): Promise<Map<PlantId, StoredPlant>> {
+    if (!this.reachable) throw new Error('connect ECONNREFUSED 10.0.0.5:5432');
+    let plants = this.tenants.get(tenant);
+    if (plants === undefined) this.tenants.set(tenant, (plants = new Map()));
+    return plants;
+  }
+}
