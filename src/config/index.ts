@@ -6,7 +6,7 @@ import { ConfigError } from '../adapters/config-error.js';
 import { parseHttpLimits } from './http-limits.js';
 import { parseJwt, type JwtConfig } from './jwt.js';
 import { parseInteger, parseSwitch } from './parse.js';
-import { parseStorage, type StorageConfig } from './storage.js';
+import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
 import {
@@ -18,7 +18,7 @@ import {
 
 export { ConfigError } from '../adapters/config-error.js';
 export type { JwtConfig } from './jwt.js';
-export type { StorageConfig, StorageConfigOf, StorageKind } from './storage.js';
+export type { StorageOptions, StorageOptionsOf, StorageKind } from './storage.js';
 export { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type StaticToken } from './tokens.js';
 
 export type { LogLevel };
@@ -27,7 +27,7 @@ export type { LogLevel };
 export interface Config {
   port: number;
   host: string;
-  storage: StorageConfig;
+  storage: StorageOptions;
   tokens: StaticToken[];
   logLevel: LogLevel;
   /** Requests a second allowed per caller (token bucket, burst of the same size); 0 turns limiting off. */

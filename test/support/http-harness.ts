@@ -7,7 +7,7 @@ import {
   loadConfig,
   type Config,
   type StaticToken,
-  type StorageConfig,
+  type StorageOptions,
 } from '../../src/config/index.js';
 import { TYPES } from '../../src/composition/identifiers.js';
 import { buildService, type Service } from '../../src/composition/container.js';
@@ -45,7 +45,7 @@ export class Api {
     ) as Record<Role, string>;
   }
 
-  static async start(storage: StorageConfig, extra: Partial<Config> = {}): Promise<Api> {
+  static async start(storage: StorageOptions, extra: Partial<Config> = {}): Promise<Api> {
     const tokens = (Object.keys(ROLE_SCOPES) as Role[]).map((role) => ({
       token: `test_${role}_${randomBytes(18).toString('base64url')}`,
       tenant: 'pending',

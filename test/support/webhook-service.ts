@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config, type StorageConfig } from '../../src/config/index.js';
+import { loadConfig, type Config, type StorageOptions } from '../../src/config/index.js';
 import { buildContainer, resolveService, type Service } from '../../src/composition/container.js';
 import { TYPES } from '../../src/composition/identifiers.js';
 import {
@@ -49,7 +49,7 @@ export class WebhookService {
   }
 
   static async start(
-    storage: StorageConfig,
+    storage: StorageOptions,
     webhooks: Partial<WebhookConfig> = {},
   ): Promise<WebhookService> {
     const token = `test_${randomBytes(18).toString('base64url')}`;
