@@ -9,7 +9,8 @@ import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { authModule } from './auth-module.js';
 import { TYPES } from './identifiers.js';
-import { applicationModule, baseModule, httpModule, webhooksModule } from './service-modules.js';
+import { httpModule } from './http-module.js';
+import { applicationModule, baseModule, webhooksModule } from './service-modules.js';
 import { storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 

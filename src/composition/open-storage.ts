@@ -5,7 +5,6 @@ import type { Config, StorageOptionsOf, StorageKind } from '../config/index.js';
 import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StorageDeps } from '../adapters/storage/storage-options.js';
 import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storage.js';
-import { defaultWebhookConfig } from '../adapters/webhooks/webhook-config.js';
 
 /** The configuration with the storage narrowed to one technology. */
 type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageOptionsOf<K> };
@@ -16,19 +15,14 @@ type Opener<K extends StorageKind> = (config: ConfigOf<K>, deps: StorageDeps) =>
 // Every kind of StorageOptions needs an entry here, or this does not compile. Server adapters are
 // loaded only when chosen, so that the memory storage never loads a database driver.
 const OPENERS: { [K in StorageKind]: Opener<K> } = {
-  memory: (config, deps) =>
-    openMemoryStorage({ ...config, webhooks: config.webhooks ?? defaultWebhookConfig() }, deps),
+  memory: (config, deps) => openMemoryStorage(config, deps),
   redis: async (config, deps) => {
     const { openRedisStorage } = await import('../adapters/storage/redis/open-redis-storage.js');
     return openRedisStorage(config.storage, deps);
   },
   mongodb: async (config, deps) => {
     const { openMongoStorage } = await import('../adapters/storage/mongodb/open-mongo-storage.js');
-    return openMongoStorage(
-      config.storage,
-      deps,
-      (config.webhooks ?? defaultWebhookConfig()).cacheMs,
-    );
+    return openMongoStorage(config.storage, deps, config.webhooks.cacheMs);
   },
 };
 

@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { ServeOptions } from '../cli/serve-options.js';
-import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
@@ -79,7 +79,7 @@ async function serveHere(loaded: Config): Promise<void> {
     // `Connection: close`, close keep-alive connections between requests (http-server.ts), then
     // close the storage.
     const closed = new Promise((resolve) => server.close(resolve));
-    const graceSeconds = config.shutdownGraceSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS;
+    const graceSeconds = config.shutdownGraceSeconds;
     const force = setTimeout(() => {
       const inFlight = service.requestsInFlight();
       if (inFlight > 0) {

@@ -38,24 +38,24 @@ export interface Config {
   tokenCacheSeconds: number;
   /** Whether GET /docs serves the interactive API reference. */
   docs: boolean;
-  /** One `info` line per request (PLANT_STORE_ACCESS_LOG; absent: on). */
-  accessLog?: boolean;
-  /** Whether GET /metrics is served and metrics are kept (PLANT_STORE_METRICS; absent: on). */
-  metrics?: boolean;
-  /** How long shutdown lets requests in flight finish before closing their connections (absent: 10). */
-  shutdownGraceSeconds?: number;
+  /** One `info` line per request (PLANT_STORE_ACCESS_LOG). */
+  accessLog: boolean;
+  /** Whether GET /metrics is served and metrics are kept (PLANT_STORE_METRICS). */
+  metrics: boolean;
+  /** How long shutdown lets requests in flight finish before closing their connections. */
+  shutdownGraceSeconds: number;
   /** Absent: JWTs are not accepted. */
   jwt?: JwtConfig;
   /** Timeouts and connection bounds of the HTTP server; absent ones take their defaults. */
-  http?: Partial<HttpLimits>;
-  /** Failed authentications a second per client address (token bucket); 0 or absent: no budget. */
-  authFailureLimit?: number;
+  http: Partial<HttpLimits>;
+  /** Failed authentications a second per client address (token bucket); 0: no budget. */
+  authFailureLimit: number;
   /** Whose X-Forwarded-For names the client (PLANT_STORE_TRUST_PROXY); absent: nobody's. */
   trustProxy?: TrustProxy;
   /** How long start-up waits for the storage to open (retrying) before it gives up. */
   startupTimeoutSeconds: number;
-  /** Webhook delivery (docs/webhooks.md); absent: the defaults. */
-  webhooks?: WebhookConfig;
+  /** Webhook delivery (docs/webhooks.md). */
+  webhooks: WebhookConfig;
 }
 
 /** The default of PLANT_STORE_STARTUP_TIMEOUT: long enough for a store started beside the service. */
