@@ -15,7 +15,6 @@ import { openRoutes } from './operations/open-routes.js';
 import type { ReadinessCheck } from './operations/readiness.js';
 import { requestObserver, type RequestCounts } from './request-observer.js';
 import { trustProxy, type TrustProxy } from './trusted-proxy.js';
-import { Router } from '@koa/router';
 
 /** The Koa application; callers need only its `callback()`. */
 export type HttpApp = Koa;
