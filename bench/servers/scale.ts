@@ -23,7 +23,7 @@ const storage = JSON.parse(
 ) as ConfigModule.StorageOptions;
 const count = Number(process.env.BENCH_PLANTS ?? '1000');
 const config = { ...loadConfig(process.env), storage };
-const tenant = config.tokens[0]?.tenant ?? 'bench';
+const tenant = config.staticTokens[0]?.tenant ?? 'bench';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const settledRss = () => {

@@ -21,9 +21,9 @@ export interface Service {
   /** The core's use cases, for callers without HTTP. */
   plants: PlantUseCases;
   /** Issue, list and revoke managed tokens in the service's token store. */
-  tokens: TokenAdministration;
+  tokenAdministration: TokenAdministration;
   /** Add, list, remove, rotate, enable and disable webhook subscriptions (docs/webhooks.md). */
-  webhooks: WebhookAdministration;
+  webhookAdministration: WebhookAdministration;
   /** The plant store behind the use cases (observed). */
   store: PlantStore;
   logger: Logger;
@@ -71,8 +71,8 @@ export async function resolveService(container: Container): Promise<Service> {
     return {
       app: container.get(TYPES.HttpApp),
       plants: container.get(TYPES.PlantUseCases),
-      tokens: container.get(TYPES.TokenAdministration),
-      webhooks: container.get(TYPES.WebhookAdministration),
+      tokenAdministration: container.get(TYPES.TokenAdministration),
+      webhookAdministration: container.get(TYPES.WebhookAdministration),
       store: container.get(TYPES.PlantStore),
       logger: container.get(TYPES.Logger),
       metrics: container.get(TYPES.Metrics, { optional: true }),

@@ -62,17 +62,17 @@ async function resolveOpen<A>(
 export async function openTokenAdministration(
   config: Config,
   configure?: (container: Container) => void,
-): Promise<{ tokens: TokenAdministration; close(): Promise<void> }> {
+): Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }> {
   const container = buildAdministrationContainer(config, configure);
   const open = await resolveOpen(container, () => container.get(TYPES.TokenAdministration));
-  return { tokens: open.administration, close: open.close };
+  return { tokenAdministration: open.administration, close: open.close };
 }
 
 /** `plant-store webhooks`: webhook administration over the configured storage's subscriptions. */
 export async function openWebhookAdministration(
   config: Config,
   configure?: (container: Container) => void,
-): Promise<{ webhooks: WebhookAdministration; close(): Promise<void> }> {
+): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }> {
   const container = buildAdministrationContainer(config, configure);
   const open = await resolveOpen(container, (opened) => {
     if (opened.webhooks === undefined) {
@@ -80,5 +80,5 @@ export async function openWebhookAdministration(
     }
     return container.get(TYPES.WebhookAdministration);
   });
-  return { webhooks: open.administration, close: open.close };
+  return { webhookAdministration: open.administration, close: open.close };
 }

@@ -15,7 +15,7 @@ import { serveWorkers, WORKER_READY } from './serve-workers.js';
  * stderr, as every human line does: stdout holds only JSON log lines, which a shipper collects.
  */
 function withDevelopmentToken(config: Config): Config {
-  if (config.tokens.length > 0 || config.storage.kind !== 'memory') return config;
+  if (config.staticTokens.length > 0 || config.storage.kind !== 'memory') return config;
   const token = `pst_dev_${randomBytes(24).toString('base64url')}`;
   console.error(
     `plant-store: no PLANT_STORE_TOKENS configured; development token for tenant "default" (plants:read plants:write metrics:read):`,
@@ -23,7 +23,9 @@ function withDevelopmentToken(config: Config): Config {
   console.error(`  export TOKEN=${token}`);
   return {
     ...config,
-    tokens: [{ token, tenant: 'default', scopes: ['plants:read', 'plants:write', 'metrics:read'] }],
+    staticTokens: [
+      { token, tenant: 'default', scopes: ['plants:read', 'plants:write', 'metrics:read'] },
+    ],
   };
 }
 

@@ -28,7 +28,8 @@ export interface Config {
   port: number;
   host: string;
   storage: StorageOptions;
-  tokens: StaticToken[];
+  /** The configured bearer tokens (PLANT_STORE_TOKENS). */
+  staticTokens: StaticToken[];
   logLevel: LogLevel;
   /** Requests a second allowed per caller (token bucket, burst of the same size); 0 turns limiting off. */
   rateLimit: number;
@@ -83,7 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     storage,
-    tokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
+    staticTokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
     logLevel,
     rateLimit: parseInteger('PLANT_STORE_RATE_LIMIT', env.PLANT_STORE_RATE_LIMIT, 0, 0, 1_000_000),
     tokenFile: env.PLANT_STORE_TOKEN_FILE || DEFAULT_TOKEN_FILE,

@@ -82,14 +82,17 @@ describe('the container wiring', () => {
       });
       let issued;
       try {
-        issued = await opened.tokens.issue({ tenant: 'wired', scopes: ['plants:read'] });
+        issued = await opened.tokenAdministration.issue({
+          tenant: 'wired',
+          scopes: ['plants:read'],
+        });
       } finally {
         await opened.close();
       }
       const again = await openTokenAdministration(config);
       let listed;
       try {
-        listed = await again.tokens.list('wired');
+        listed = await again.tokenAdministration.list('wired');
       } finally {
         await again.close();
       }

@@ -54,7 +54,7 @@ export class Api {
     const config: Config = {
       ...loadConfig({ LOG_LEVEL: 'silent' }),
       storage,
-      tokens,
+      staticTokens: tokens,
       // The contract suites send many refused tokens from one address on purpose.
       authFailureLimit: 0,
       ...extra,
