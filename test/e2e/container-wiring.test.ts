@@ -9,7 +9,9 @@ import { MemoryTokenStore } from '../../src/adapters/storage/memory/memory-token
 import { openTokenAdministration } from '../../src/composition/open-administration.js';
 import { PlantError } from '../../src/domain/errors.js';
 import { buildService, loadConfig, TYPES, type Service } from '../../src/index.js';
+import { freePort } from '../support/free-port.js';
 import { send } from '../support/http-client.js';
+import { CLI, runProgram } from '../support/service-process.js';
 
 const unavailable = () =>
   Promise.reject(new PlantError('storage-unavailable', 'down for the test'));
@@ -101,6 +103,35 @@ describe('the container wiring', () => {
       expect(listed.map((token) => [token.id, token.createdAt])).to.deep.equal([
         [issued.summary.id, issuedAt],
       ]);
+    });
+
+    it('when Redis cannot be reached, then the tokens and webhooks commands (the real program) each give up after the same 2 s wait', async function () {
+      // Each case is a process started through tsx on shared cores.
+      this.timeout(60_000);
+      const env = {
+        PLANT_STORE_STORAGE: 'redis',
+        REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
+        PLANT_STORE_TOKEN_FILE: join(directory, 'unused-tokens.json'),
+      };
+
+      const outcomes = [];
+      for (const command of [
+        ['tokens', 'list'],
+        ['webhooks', 'list'],
+      ]) {
+        const started = Date.now();
+        const { code, stdout, stderr } = await runProgram([...CLI, ...command], env);
+        outcomes.push({ command: command[0], code, stdout, stderr, ms: Date.now() - started });
+      }
+
+      for (const { command, code, stdout, stderr, ms } of outcomes) {
+        expect(code, `${command}: ${stderr}`).to.equal(1);
+        expect(stdout, command).to.equal('');
+        expect(stderr.trim().split('\n'), command).to.have.length(1);
+        expect(stderr, command).to.match(/^plant-store: .*REDIS_URL/);
+        // The 2 s wait, plus starting tsx on busy cores; well short of the service's 30 s.
+        expect(ms, command).to.be.below(20_000);
+      }
     });
   });
 });
