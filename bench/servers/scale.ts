@@ -32,7 +32,7 @@ const settledRss = () => {
   return process.memoryUsage().rss;
 };
 
-const { store, app } = await buildService(config);
+const { plantStore: store, app } = await buildService(config);
 const rssBefore = settledRss();
 
 const started = performance.now();

@@ -25,7 +25,7 @@ export interface Service {
   /** Add, list, remove, rotate, enable and disable webhook subscriptions (docs/webhooks.md). */
   webhookAdministration: WebhookAdministration;
   /** The plant store behind the use cases (observed). */
-  store: PlantStore;
+  plantStore: PlantStore;
   logger: Logger;
   /** The Prometheus metrics; undefined when PLANT_STORE_METRICS is off. */
   metrics: ServiceMetrics | undefined;
@@ -73,7 +73,7 @@ export async function resolveService(container: Container): Promise<Service> {
       plants: container.get(TYPES.PlantUseCases),
       tokenAdministration: container.get(TYPES.TokenAdministration),
       webhookAdministration: container.get(TYPES.WebhookAdministration),
-      store: container.get(TYPES.PlantStore),
+      plantStore: container.get(TYPES.PlantStore),
       logger: container.get(TYPES.Logger),
       metrics: container.get(TYPES.Metrics, { optional: true }),
       opened: storage.opened.then(

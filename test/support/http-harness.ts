@@ -75,7 +75,7 @@ export class Api {
       server,
       service,
       new OpenApiValidator(document),
-      service.store,
+      service.plantStore,
       tokens,
       () => {
         verifier = new StaticTokenVerifier(tokens);
