@@ -454,7 +454,7 @@ async function measureLatency(rates: Record<Workload, number>): Promise<LatencyR
 
 interface ScaleTarget {
   name: string;
-  /** A StorageConfig, as the service's configuration has it. */
+  /** A StorageOptions, as the service's configuration has it. */
   storage: Record<string, string>;
   sizes: number[];
 }

@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // The `plant-store` command: `serve` goes to src/composition/serve.ts, `tokens` and `webhooks` to
-// their administration.
+// their administration, each resolved from the container's modules.
 import { consoleIo, runCli } from './cli/run-cli.js';
-import { openTokenAdministration } from './composition/open-token-administration.js';
-import { openWebhookAdministration } from './composition/open-webhook-administration.js';
+
+// Loaded on demand, so that `--help` and a bad command line load neither Koa nor inversify, and
+// the administration commands load no Koa.
+const administration = () => import('./composition/open-administration.js');
 
 process.exitCode = await runCli(process.argv.slice(2), process.env, consoleIo, {
-  // Loaded only to serve: the token commands need neither Koa nor the container.
   serve: async (config, options) => (await import('./composition/serve.js')).serve(config, options),
-  openTokenAdministration,
-  openWebhookAdministration,
+  openTokenAdministration: async (config) =>
+    (await administration()).openTokenAdministration(config),
+  openWebhookAdministration: async (config) =>
+    (await administration()).openWebhookAdministration(config),
 });

@@ -15,10 +15,11 @@ export {
   type LoadConfigOptions,
   type JwtConfig,
   type StaticToken,
-  type StorageConfig,
+  type StorageOptions,
   type StorageKind,
 } from './config/index.js';
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './adapters/http/app.js';
+export type { ReadinessCheck } from './adapters/http/operations/readiness.js';
 export { answerClientError } from './adapters/http/server/client-error.js';
 export {
   createHttpServer,
@@ -30,7 +31,7 @@ export {
 export { openApiDocument } from './adapters/http/docs/openapi.js';
 export { createLogger } from './adapters/logger.js';
 export { MemoryTokenStore } from './adapters/storage/memory/memory-token-store.js';
-export { FileTokenStore } from './adapters/storage/memory/file-token-store.js';
+export { FileTokenStore } from './adapters/storage/file/file-token-store.js';
 export { openStorage, type StorageDeps } from './composition/open-storage.js';
 export { StorageOpenError } from './adapters/storage/storage-open-error.js';
 export {

@@ -7,7 +7,7 @@ import { listeningLine, plantName, plantTag } from '../common.js';
 
 // The scaling harness: the real service, built from dist/ exactly as src/main.ts wires it, with a
 // store filled straight through the PlantStore port before the port opens (a million plants over
-// HTTP would take minutes). Reads BENCH_STORAGE (a StorageConfig as JSON), BENCH_PLANTS, and the
+// HTTP would take minutes). Reads BENCH_STORAGE (a StorageOptions as JSON), BENCH_PLANTS, and the
 // service's own variables (PLANT_STORE_TOKENS, PORT). Run with --expose-gc so RSS is measured
 // after a full collection. Prints one `bench-scale: {...}` line, then the usual listening line.
 
@@ -20,10 +20,10 @@ const { buildService } = (await import(
 
 const storage = JSON.parse(
   process.env.BENCH_STORAGE ?? '{"kind":"memory"}',
-) as ConfigModule.StorageConfig;
+) as ConfigModule.StorageOptions;
 const count = Number(process.env.BENCH_PLANTS ?? '1000');
 const config = { ...loadConfig(process.env), storage };
-const tenant = config.tokens[0]?.tenant ?? 'bench';
+const tenant = config.staticTokens[0]?.tenant ?? 'bench';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
 const settledRss = () => {
@@ -32,7 +32,7 @@ const settledRss = () => {
   return process.memoryUsage().rss;
 };
 
-const { store, app } = await buildService(config);
+const { plantStore: store, app } = await buildService(config);
 const rssBefore = settledRss();
 
 const started = performance.now();

@@ -25,11 +25,11 @@ export interface CliApplication {
   /** Opens the token administration over the configured storage, and how to release it. */
   openTokenAdministration(
     config: Config,
-  ): Promise<{ tokens: TokenAdministration; close(): Promise<void> }>;
+  ): Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }>;
   /** Opens webhook administration over the configured storage (absent: no `webhooks` command). */
   openWebhookAdministration?(
     config: Config,
-  ): Promise<{ webhooks: WebhookAdministration; close(): Promise<void> }>;
+  ): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>;
 }
 
 /** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
@@ -124,7 +124,7 @@ export async function runCli(
     const config = loadConfig(env);
     const administration = await application.openTokenAdministration(config);
     try {
-      return await tokens.run(administration.tokens, args, io, config);
+      return await tokens.run(administration.tokenAdministration, args, io, config);
     } finally {
       await administration.close();
     }

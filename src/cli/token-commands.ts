@@ -65,7 +65,7 @@ function status(token: TokenSummary, now: Date): string {
 
 /** A token command: parses its arguments, acts through the administration, resolves its exit code. */
 type TokenCommand = (
-  tokens: TokenAdministration,
+  tokenAdministration: TokenAdministration,
   args: string[],
   io: Io,
   config: Pick<Config, 'tokenCacheSeconds'>,
@@ -81,7 +81,7 @@ async function asUsage<T>(work: Promise<T>): Promise<T> {
   }
 }
 
-export const createToken: TokenCommand = async (tokens, args, io) => {
+export const createToken: TokenCommand = async (administration, args, io) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -104,7 +104,7 @@ export const createToken: TokenCommand = async (tokens, args, io) => {
     ...(values.name !== undefined && { name: values.name }),
     ...(lifetime !== undefined && { expiresAt: new Date(Date.now() + lifetime) }),
   };
-  const { token, summary } = await asUsage(tokens.issue(request));
+  const { token, summary } = await asUsage(administration.issue(request));
   io.out(values.json ? JSON.stringify({ ...summary, token }) : token);
   io.err(
     `plant-store: created token ${summary.id} for tenant "${summary.tenant}" (${summary.scopes.join(' ')}), ` +
@@ -113,7 +113,7 @@ export const createToken: TokenCommand = async (tokens, args, io) => {
   return EXIT.ok;
 };
 
-export const listTokens: TokenCommand = async (tokens, args, io) => {
+export const listTokens: TokenCommand = async (administration, args, io) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -124,7 +124,7 @@ export const listTokens: TokenCommand = async (tokens, args, io) => {
   if (values.tenant === '') throw new UsageError('--tenant must not be empty');
   const badTenant = values.tenant === undefined ? undefined : checkTenant(values.tenant);
   if (badTenant !== undefined) throw new UsageError(`--tenant ${badTenant}`);
-  const listed = await tokens.list(values.tenant);
+  const listed = await administration.list(values.tenant);
   const now = new Date();
   if (values.json) {
     io.out(JSON.stringify(listed.map((token) => ({ ...token, status: status(token, now) }))));
@@ -155,10 +155,10 @@ export const listTokens: TokenCommand = async (tokens, args, io) => {
   return EXIT.ok;
 };
 
-export const revokeToken: TokenCommand = async (tokens, args, io, config) => {
+export const revokeToken: TokenCommand = async (administration, args, io, config) => {
   const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('tokens revoke needs exactly one token id');
-  const { id, found } = await asUsage(tokens.revoke(positionals[0]!));
+  const { id, found } = await asUsage(administration.revoke(positionals[0]!));
   if (!found) {
     io.err(`plant-store: no token with id ${id}`);
     return EXIT.notFound;

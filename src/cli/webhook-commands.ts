@@ -187,7 +187,9 @@ export async function runWebhookCommand(
   argv: readonly string[],
   env: NodeJS.ProcessEnv,
   io: Io,
-  open: (config: Config) => Promise<{ webhooks: WebhookAdministration; close(): Promise<void> }>,
+  open: (
+    config: Config,
+  ) => Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>,
 ): Promise<number> {
   const [sub, ...args] = argv;
   if (sub === undefined) {
@@ -206,7 +208,7 @@ export async function runWebhookCommand(
   }
   const administration = await open(loadConfig(env));
   try {
-    return await command.run(administration.webhooks, [...args], io);
+    return await command.run(administration.webhookAdministration, [...args], io);
   } finally {
     await administration.close();
   }

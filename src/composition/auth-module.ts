@@ -13,7 +13,7 @@ export const authModule = (config: Config): ContainerModule =>
       (tokenStore, logger, metrics) =>
         new CompositeTokenVerifier(
           {
-            static: new StaticTokenVerifier(config.tokens),
+            static: new StaticTokenVerifier(config.staticTokens),
             managed: new ManagedTokenVerifier(tokenStore, {
               logger,
               ttlMs: config.tokenCacheSeconds * 1000,

@@ -9,7 +9,8 @@ import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { authModule } from './auth-module.js';
 import { TYPES } from './identifiers.js';
-import { applicationModule, baseModule, httpModule, webhooksModule } from './service-modules.js';
+import { httpModule } from './http-module.js';
+import { applicationModule, baseModule, webhooksModule } from './service-modules.js';
 import { storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
@@ -24,11 +25,11 @@ export interface Service {
   /** The core's use cases, for callers without HTTP. */
   plants: PlantUseCases;
   /** Issue, list and revoke managed tokens in the service's token store. */
-  tokens: TokenAdministration;
+  tokenAdministration: TokenAdministration;
   /** Add, list, remove, rotate, enable and disable webhook subscriptions (docs/webhooks.md). */
-  webhooks: WebhookAdministration;
+  webhookAdministration: WebhookAdministration;
   /** The plant store behind the use cases (observed). */
-  store: PlantStore;
+  plantStore: PlantStore;
   logger: Logger;
   /** The Prometheus metrics; undefined when PLANT_STORE_METRICS is off. */
   metrics: ServiceMetrics | undefined;
@@ -81,9 +82,9 @@ export async function resolveService(container: Container): Promise<Service> {
     return {
       app: container.get(TYPES.HttpApp),
       plants: container.get(TYPES.PlantUseCases),
-      tokens: container.get(TYPES.TokenAdministration),
-      webhooks: container.get(TYPES.WebhookAdministration),
-      store: container.get(TYPES.PlantStore),
+      tokenAdministration: container.get(TYPES.TokenAdministration),
+      webhookAdministration: container.get(TYPES.WebhookAdministration),
+      plantStore: container.get(TYPES.PlantStore),
       logger: container.get(TYPES.Logger),
       metrics: container.get(TYPES.Metrics, { optional: true }),
       opened,

@@ -1,7 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { ServiceIdentifier } from 'inversify';
-import type { Config } from '../config/index.js';
 import type { HttpApp, HttpAppOptions } from '../adapters/http/app.js';
+import type { ReadinessCheck } from '../adapters/http/operations/readiness.js';
 import type { RequestCounts } from '../adapters/http/request-observer.js';
 import type { OutageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StartingStorage } from '../adapters/storage/starting-storage.js';
@@ -33,8 +33,6 @@ const id = <T>(name: string): ServiceIdentifier<T> => Symbol(`plant-store ${name
  * replacing it changes).
  */
 export const TYPES = {
-  /** The configuration every module reads (loadConfig's result). */
-  Config: id<Config>('Config'),
   /** Structured logging (pino's shape): the access log and every line of the library. */
   Logger: id<Logger>('Logger'),
   /** The time, for token administration (issued and revoked at). */
@@ -71,6 +69,8 @@ export const TYPES = {
   Outages: id<OutageReporters>('Outages'),
   /** What a host adds to the HTTP app (its own request id); empty by default. */
   HttpHostOptions: id<Pick<HttpAppOptions, 'requestId'>>('HttpHostOptions'),
+  /** What GET /readyz asks, each check named in its `failing`: the plant and token stores by default. */
+  ReadinessChecks: id<readonly ReadinessCheck[]>('ReadinessChecks'),
   /** The Koa application of the whole contract. */
   HttpApp: id<HttpApp>('HttpApp'),
 } as const;

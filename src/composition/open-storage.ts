@@ -1,34 +1,28 @@
 import type { Storage } from '../ports/storage.js';
 
 export type { StorageDeps };
-import type { Config, StorageConfigOf, StorageKind } from '../config/index.js';
+import type { Config, StorageOptionsOf, StorageKind } from '../config/index.js';
 import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StorageDeps } from '../adapters/storage/storage-options.js';
 import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storage.js';
-import { defaultWebhookConfig } from '../adapters/webhooks/webhook-config.js';
 
 /** The configuration with the storage narrowed to one technology. */
-type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageConfigOf<K> };
+type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageOptionsOf<K> };
 
 /** Opens one technology: both stores over one connection; rejects with a StorageOpenError when it cannot. */
 type Opener<K extends StorageKind> = (config: ConfigOf<K>, deps: StorageDeps) => Promise<Storage>;
 
-// Every kind of StorageConfig needs an entry here, or this does not compile. Server adapters are
+// Every kind of StorageOptions needs an entry here, or this does not compile. Server adapters are
 // loaded only when chosen, so that the memory storage never loads a database driver.
 const OPENERS: { [K in StorageKind]: Opener<K> } = {
-  memory: (config, deps) =>
-    openMemoryStorage({ ...config, webhooks: config.webhooks ?? defaultWebhookConfig() }, deps),
+  memory: (config, deps) => openMemoryStorage(config, deps),
   redis: async (config, deps) => {
     const { openRedisStorage } = await import('../adapters/storage/redis/open-redis-storage.js');
     return openRedisStorage(config.storage, deps);
   },
   mongodb: async (config, deps) => {
     const { openMongoStorage } = await import('../adapters/storage/mongodb/open-mongo-storage.js');
-    return openMongoStorage(
-      config.storage,
-      deps,
-      (config.webhooks ?? defaultWebhookConfig()).cacheMs,
-    );
+    return openMongoStorage(config.storage, deps, config.webhooks.cacheMs);
   },
 };
 

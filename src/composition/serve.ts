@@ -3,7 +3,7 @@
 import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { ServeOptions } from '../cli/serve-options.js';
-import { DEFAULT_SHUTDOWN_GRACE_SECONDS, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
@@ -15,7 +15,7 @@ import { serveWorkers, WORKER_READY } from './serve-workers.js';
  * stderr, as every human line does: stdout holds only JSON log lines, which a shipper collects.
  */
 function withDevelopmentToken(config: Config): Config {
-  if (config.tokens.length > 0 || config.storage.kind !== 'memory') return config;
+  if (config.staticTokens.length > 0 || config.storage.kind !== 'memory') return config;
   const token = `pst_dev_${randomBytes(24).toString('base64url')}`;
   console.error(
     `plant-store: no PLANT_STORE_TOKENS configured; development token for tenant "default" (plants:read plants:write metrics:read):`,
@@ -23,7 +23,9 @@ function withDevelopmentToken(config: Config): Config {
   console.error(`  export TOKEN=${token}`);
   return {
     ...config,
-    tokens: [{ token, tenant: 'default', scopes: ['plants:read', 'plants:write', 'metrics:read'] }],
+    staticTokens: [
+      { token, tenant: 'default', scopes: ['plants:read', 'plants:write', 'metrics:read'] },
+    ],
   };
 }
 
@@ -79,7 +81,7 @@ async function serveHere(loaded: Config): Promise<void> {
     // `Connection: close`, close keep-alive connections between requests (http-server.ts), then
     // close the storage.
     const closed = new Promise((resolve) => server.close(resolve));
-    const graceSeconds = config.shutdownGraceSeconds ?? DEFAULT_SHUTDOWN_GRACE_SECONDS;
+    const graceSeconds = config.shutdownGraceSeconds;
     const force = setTimeout(() => {
       const inFlight = service.requestsInFlight();
       if (inFlight > 0) {

@@ -4,17 +4,14 @@ import { TokenAdministrator } from '../application/token-administrator.js';
 import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import type { Config } from '../config/index.js';
-import { createHttpApp } from '../adapters/http/app.js';
 import { createLogger } from '../adapters/logger.js';
 import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
-import { defaultWebhookConfig } from '../adapters/webhooks/webhook-config.js';
 import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
 import { optional, TYPES } from './identifiers.js';
 
-/** The configuration, the logger (pino on stdout at LOG_LEVEL) and the clock. */
+/** The logger (pino on stdout at LOG_LEVEL) and the clock. */
 export const baseModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
-    bind(TYPES.Config).toConstantValue(config);
     bind(TYPES.Logger).toResolvedValue(() => createLogger(config.logLevel));
     bind(TYPES.Clock).toConstantValue(() => new Date());
   });
@@ -23,15 +20,22 @@ export const baseModule = (config: Config): ContainerModule =>
 export const webhooksModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.WebhookDelivery).toResolvedValue(
-      (logger) => new WebhookDelivery(config.webhooks ?? defaultWebhookConfig(), logger),
+      (logger) => new WebhookDelivery(config.webhooks, logger),
       [TYPES.Logger],
     );
     bind(TYPES.PlantEvents).toResolvedValue((delivery) => delivery, [TYPES.WebhookDelivery]);
   });
 
-/** The use cases (driving ports) over the stores bound; plant use cases traced when a tracer is. */
+/**
+ * The use cases (driving ports) over the stores bound: what `serve`, an embedder and the CLI's
+ * `tokens` and `webhooks` commands resolve alike.
+ */
 export const applicationModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
+    // What sits between PlantService and the adapter: TYPES.PlantStore resolves the storage's
+    // StartingStorage plant store (503 until open, storage-module.ts), wrapped as it is activated
+    // by the observed-store decorator (timing, errors, spans, outages: telemetry-module.ts), then
+    // the technology's adapter. The use cases themselves are wrapped in spans when a tracer is bound.
     bind(TYPES.PlantUseCases).toResolvedValue(
       (store, events, tracer) => {
         const plants = new PlantService(store, events);
@@ -43,46 +47,10 @@ export const applicationModule = (config: Config): ContainerModule =>
       (store, clock) => new TokenAdministrator(store, clock),
       [TYPES.TokenStore, TYPES.Clock],
     );
-    const { allowPrivate } = config.webhooks ?? defaultWebhookConfig();
+    const { allowPrivate } = config.webhooks;
     bind(TYPES.WebhookAdministration).toResolvedValue(
       (storage) =>
         new WebhookAdministrator(storage.webhooks, (url) => checkReceiverUrl(url, allowPrivate)),
       [TYPES.Storage],
-    );
-  });
-
-/** The Koa application of the whole contract. */
-export const httpModule = (config: Config): ContainerModule =>
-  new ContainerModule(({ bind }) => {
-    bind(TYPES.HttpHostOptions).toConstantValue({});
-    bind(TYPES.HttpApp).toResolvedValue(
-      (plants, verifier, store, logger, counts, host, metrics, tracer) =>
-        createHttpApp({
-          plants,
-          tokens: verifier,
-          store,
-          // Readiness asks the verifier's store; a verifier without one (an embedder's) is not asked.
-          tokenStore: verifier.ping && { ping: () => verifier.ping!() },
-          logger,
-          rateLimit: config.rateLimit,
-          authFailureLimit: config.authFailureLimit ?? 0,
-          docs: config.docs,
-          accessLog: config.accessLog ?? true,
-          metrics,
-          tracer,
-          counts,
-          trustProxy: config.trustProxy,
-          ...host,
-        }),
-      [
-        TYPES.PlantUseCases,
-        TYPES.TokenVerifier,
-        TYPES.PlantStore,
-        TYPES.Logger,
-        TYPES.RequestCounts,
-        TYPES.HttpHostOptions,
-        optional(TYPES.Metrics),
-        optional(TYPES.Tracer),
-      ],
     );
   });

@@ -29,7 +29,7 @@ function observers(context: ResolutionContext, config: Config, store: object, ow
 export const telemetryModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind, onActivation }) => {
     bind(TYPES.RequestCounts).toConstantValue({ inFlight: 0 });
-    if (config.metrics !== false) {
+    if (config.metrics) {
       bind(TYPES.MetricsOptions).toConstantValue({});
       bind(TYPES.Metrics).toResolvedValue(
         (options, counts) => new ServiceMetrics({ inFlight: () => counts.inFlight, ...options }),

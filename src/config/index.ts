@@ -6,7 +6,7 @@ import { ConfigError } from '../adapters/config-error.js';
 import { parseHttpLimits } from './http-limits.js';
 import { parseJwt, type JwtConfig } from './jwt.js';
 import { parseInteger, parseSwitch } from './parse.js';
-import { parseStorage, type StorageConfig } from './storage.js';
+import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
 import {
@@ -18,7 +18,7 @@ import {
 
 export { ConfigError } from '../adapters/config-error.js';
 export type { JwtConfig } from './jwt.js';
-export type { StorageConfig, StorageConfigOf, StorageKind } from './storage.js';
+export type { StorageOptions, StorageOptionsOf, StorageKind } from './storage.js';
 export { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type StaticToken } from './tokens.js';
 
 export type { LogLevel };
@@ -27,8 +27,9 @@ export type { LogLevel };
 export interface Config {
   port: number;
   host: string;
-  storage: StorageConfig;
-  tokens: StaticToken[];
+  storage: StorageOptions;
+  /** The configured bearer tokens (PLANT_STORE_TOKENS). */
+  staticTokens: StaticToken[];
   logLevel: LogLevel;
   /** Requests a second allowed per caller (token bucket, burst of the same size); 0 turns limiting off. */
   rateLimit: number;
@@ -38,24 +39,24 @@ export interface Config {
   tokenCacheSeconds: number;
   /** Whether GET /docs serves the interactive API reference. */
   docs: boolean;
-  /** One `info` line per request (PLANT_STORE_ACCESS_LOG; absent: on). */
-  accessLog?: boolean;
-  /** Whether GET /metrics is served and metrics are kept (PLANT_STORE_METRICS; absent: on). */
-  metrics?: boolean;
-  /** How long shutdown lets requests in flight finish before closing their connections (absent: 10). */
-  shutdownGraceSeconds?: number;
+  /** One `info` line per request (PLANT_STORE_ACCESS_LOG). */
+  accessLog: boolean;
+  /** Whether GET /metrics is served and metrics are kept (PLANT_STORE_METRICS). */
+  metrics: boolean;
+  /** How long shutdown lets requests in flight finish before closing their connections. */
+  shutdownGraceSeconds: number;
   /** Absent: JWTs are not accepted. */
   jwt?: JwtConfig;
   /** Timeouts and connection bounds of the HTTP server; absent ones take their defaults. */
-  http?: Partial<HttpLimits>;
-  /** Failed authentications a second per client address (token bucket); 0 or absent: no budget. */
-  authFailureLimit?: number;
+  http: Partial<HttpLimits>;
+  /** Failed authentications a second per client address (token bucket); 0: no budget. */
+  authFailureLimit: number;
   /** Whose X-Forwarded-For names the client (PLANT_STORE_TRUST_PROXY); absent: nobody's. */
   trustProxy?: TrustProxy;
   /** How long start-up waits for the storage to open (retrying) before it gives up. */
   startupTimeoutSeconds: number;
-  /** Webhook delivery (docs/webhooks.md); absent: the defaults. */
-  webhooks?: WebhookConfig;
+  /** Webhook delivery (docs/webhooks.md). */
+  webhooks: WebhookConfig;
 }
 
 /** The default of PLANT_STORE_STARTUP_TIMEOUT: long enough for a store started beside the service. */
@@ -99,7 +100,7 @@ export function loadConfig(
     port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     storage,
-    tokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
+    staticTokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
     logLevel,
     rateLimit: parseInteger('PLANT_STORE_RATE_LIMIT', env.PLANT_STORE_RATE_LIMIT, 0, 0, 1_000_000),
     tokenFile: env.PLANT_STORE_TOKEN_FILE || DEFAULT_TOKEN_FILE,

@@ -9,13 +9,9 @@ import { parseRedisUrl, RedisUrlError } from '../adapters/storage/redis/redis-ur
 import { ConfigError } from '../adapters/config-error.js';
 import { oneOf, parseInteger } from './parse.js';
 
-/** Where plants and managed tokens live: one technology, chosen by PLANT_STORE_STORAGE. */
-export type StorageConfig = StorageOptions;
-export type { StorageKind };
-/** The configuration of one technology. */
-export type StorageConfigOf<K extends StorageKind> = StorageOptionsOf<K>;
+export type { StorageKind, StorageOptions, StorageOptionsOf };
 
-function parseRedis(env: NodeJS.ProcessEnv): StorageConfigOf<'redis'> {
+function parseRedis(env: NodeJS.ProcessEnv): StorageOptionsOf<'redis'> {
   const url = env.REDIS_URL || 'redis://127.0.0.1:6379';
   try {
     parseRedisUrl(url);
@@ -32,8 +28,8 @@ function parseRedis(env: NodeJS.ProcessEnv): StorageConfigOf<'redis'> {
   return { kind: 'redis', url, prefix };
 }
 
-// One reader per technology: a kind added to StorageConfig does not compile until it has one.
-const READERS: { [K in StorageKind]: (env: NodeJS.ProcessEnv) => StorageConfigOf<K> } = {
+// One reader per technology: a kind added to StorageOptions does not compile until it has one.
+const READERS: { [K in StorageKind]: (env: NodeJS.ProcessEnv) => StorageOptionsOf<K> } = {
   memory: (env) => {
     const percent = env.PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT;
     if (!percent) return { kind: 'memory' };
@@ -54,7 +50,7 @@ const READERS: { [K in StorageKind]: (env: NodeJS.ProcessEnv) => StorageConfigOf
 };
 
 /** Reads PLANT_STORE_STORAGE (default memory) and the variables of the technology it names. */
-export function parseStorage(env: NodeJS.ProcessEnv): StorageConfig {
+export function parseStorage(env: NodeJS.ProcessEnv): StorageOptions {
   const kind = env.PLANT_STORE_STORAGE || 'memory';
   if (!Object.hasOwn(READERS, kind)) {
     const kinds = oneOf(Object.keys(READERS));

@@ -9,6 +9,4 @@ export interface TokenVerifier {
    * undefined means "ask verify()". Spares the request path its asynchronous steps.
    */
   verifyNow?(token: string): Caller | undefined;
-  /** Optional: resolves when it can verify (its token store answers); /readyz asks it. */
-  ping?(): Promise<void>;
 }

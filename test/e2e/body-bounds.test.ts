@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { BODY_LIMIT_BYTES } from '../../src/adapters/http/body-limit.js';
+import { BODY_LIMIT_BYTES } from '../../src/adapters/http/error-catalogue.js';
 import { HardenedService } from '../support/hardened-service.js';
 import { eventually, RawClient } from '../support/raw-client.js';
 

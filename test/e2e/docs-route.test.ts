@@ -30,8 +30,8 @@ async function serve(docs?: boolean): Promise<{ server: Server; base: string; po
   const store = new MemoryPlantStore();
   const app = createHttpApp({
     plants: new PlantService(store),
-    tokens: new StaticTokenVerifier([]),
-    store,
+    tokenVerifier: new StaticTokenVerifier([]),
+    readiness: [{ name: 'plants', ping: () => store.ping() }],
     logger: createLogger('silent'),
     ...(docs !== undefined && { docs }),
   });

@@ -75,8 +75,11 @@ describe('embedding the library', () => {
       expect([host.status, host.text]).to.deep.equal([200, 'host ok']);
     });
 
-    it('then a token the host issues through service.tokens reaches the plant API', async () => {
-      const issued = await service.tokens.issue({ tenant: 'host', scopes: ['plants:read'] });
+    it('then a token the host issues through service.tokenAdministration reaches the plant API', async () => {
+      const issued = await service.tokenAdministration.issue({
+        tenant: 'host',
+        scopes: ['plants:read'],
+      });
 
       const listed = await send(port, 'GET', '/plants', {
         headers: [['Authorization', `Bearer ${issued.token}`]],

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig, type Config, type StorageConfig } from '../../src/config/index.js';
+import { loadConfig, type Config, type StorageOptions } from '../../src/config/index.js';
 import { buildService, type Service } from '../../src/composition/container.js';
 import { BAD_TENANTS } from '../support/bad-tenants.js';
 import { send } from '../support/http-client.js';
@@ -16,7 +16,7 @@ import { jwtConfigFor } from '../support/token-kinds.js';
 
 /** The service as configured in production (no verifier overrides), accepting JWTs of `provider`. */
 async function startService(
-  storage: StorageConfig,
+  storage: StorageOptions,
   provider: IdentityProvider,
   tokenFile: string,
 ): Promise<{ server: Server; service: Service; port: number }> {
@@ -45,7 +45,7 @@ for (const kind of ['memory', 'redis'] as const) {
     before(async function () {
       provider = await IdentityProvider.start();
       dir = await mkdtemp(join(tmpdir(), 'plant-store-jwt-'));
-      let storage: StorageConfig = { kind: 'memory' };
+      let storage: StorageOptions = { kind: 'memory' };
       if (kind === 'redis') {
         const redis = await startRedisServer();
         if (typeof redis === 'string') return serverMissing(this, 'Redis', redis);

@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import type { StorageConfig } from '../../src/config/index.js';
+import type { StorageOptions } from '../../src/config/index.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { FAST_WEBHOOKS, WebhookService } from '../support/webhook-service.js';
 
 /** The delivery behaviour every storage must show; `storage` is resolved once its server runs. */
-export function webhookDeliverySuite(storage: () => StorageConfig): void {
+export function webhookDeliverySuite(storage: () => StorageOptions): void {
   let service: WebhookService;
   let receiver: WebhookReceiver;
 

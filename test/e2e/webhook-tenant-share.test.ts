@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../../src/cli/run-cli.js';
-import { openTokenAdministration } from '../../src/composition/open-token-administration.js';
-import { openWebhookAdministration } from '../../src/composition/open-webhook-administration.js';
+import {
+  openTokenAdministration,
+  openWebhookAdministration,
+} from '../../src/composition/open-administration.js';
 import { eventually } from '../support/raw-client.js';
 import { startService, type ServiceProcess } from '../support/service-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';

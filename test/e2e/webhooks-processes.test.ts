@@ -9,8 +9,10 @@ import { serverMissing } from '../support/server-requirement.js';
 import { CLI, runProgram, startService, type ServiceProcess } from '../support/service-process.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
 import { runCli } from '../../src/cli/run-cli.js';
-import { openTokenAdministration } from '../../src/composition/open-token-administration.js';
-import { openWebhookAdministration } from '../../src/composition/open-webhook-administration.js';
+import {
+  openTokenAdministration,
+  openWebhookAdministration,
+} from '../../src/composition/open-administration.js';
 
 const TOKEN = `webhook-processes-${randomUUID()}`;
 const FAST = {

@@ -31,7 +31,7 @@ export class HardenedService {
   static async start(
     limits: Partial<HttpLimits> = {},
     app: Partial<
-      Pick<HttpAppOptions, 'rateLimit' | 'authFailureLimit' | 'tokens' | 'trustProxy'>
+      Pick<HttpAppOptions, 'rateLimit' | 'authFailureLimit' | 'tokenVerifier' | 'trustProxy'>
     > = {},
   ): Promise<HardenedService> {
     const store = new MemoryPlantStore();
@@ -41,8 +41,8 @@ export class HardenedService {
     ]);
     const koa = createHttpApp({
       plants: new PlantService(store),
-      tokens,
-      store,
+      tokenVerifier: tokens,
+      readiness: [{ name: 'plants', ping: () => store.ping() }],
       logger: silent,
       ...app,
     });

@@ -7,7 +7,7 @@ import {
   loadConfig,
   type Config,
   type StaticToken,
-  type StorageConfig,
+  type StorageOptions,
 } from '../../src/config/index.js';
 import { TYPES } from '../../src/composition/identifiers.js';
 import { buildService, type Service } from '../../src/composition/container.js';
@@ -45,7 +45,7 @@ export class Api {
     ) as Record<Role, string>;
   }
 
-  static async start(storage: StorageConfig, extra: Partial<Config> = {}): Promise<Api> {
+  static async start(storage: StorageOptions, extra: Partial<Config> = {}): Promise<Api> {
     const tokens = (Object.keys(ROLE_SCOPES) as Role[]).map((role) => ({
       token: `test_${role}_${randomBytes(18).toString('base64url')}`,
       tenant: 'pending',
@@ -54,7 +54,7 @@ export class Api {
     const config: Config = {
       ...loadConfig({ LOG_LEVEL: 'silent' }),
       storage,
-      tokens,
+      staticTokens: tokens,
       // The contract suites send many refused tokens from one address on purpose.
       authFailureLimit: 0,
       ...extra,
@@ -75,7 +75,7 @@ export class Api {
       server,
       service,
       new OpenApiValidator(document),
-      service.store,
+      service.plantStore,
       tokens,
       () => {
         verifier = new StaticTokenVerifier(tokens);

@@ -55,7 +55,7 @@ export class TokenKindsApi {
     const plants = new MemoryPlantStore();
     const tokenStore = new MemoryTokenStore();
     const rebuild = (tokens: StaticToken[]) =>
-      buildService({ ...config, tokens }, (container) => {
+      buildService({ ...config, staticTokens: tokens }, (container) => {
         container.rebind(TYPES.PlantStore).toConstantValue(plants);
         container.rebind(TYPES.TokenStore).toConstantValue(tokenStore);
       });
@@ -80,7 +80,7 @@ export class TokenKindsApi {
         return token;
       }
       case 'managed':
-        return (await this.service.tokens.issue({ tenant, scopes })).token;
+        return (await this.service.tokenAdministration.issue({ tenant, scopes })).token;
       case 'jwt':
         // Both claim forms: `scp` as an array for single scopes, `scope` as a string otherwise.
         return this.provider.sign(

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig, type Config, type StorageConfig } from '../../src/config/index.js';
+import { loadConfig, type Config, type StorageOptions } from '../../src/config/index.js';
 import { buildContainer, resolveService, type Service } from '../../src/composition/container.js';
 import { TYPES } from '../../src/composition/identifiers.js';
 import {
@@ -35,7 +35,7 @@ export function webhookFiles(): Pick<WebhookConfig, 'file' | 'outboxFile'> {
 /** The service in this process (real container and HTTP server), delivering webhooks. */
 export class WebhookService {
   readonly tenant = `tenant-${randomUUID()}`;
-  /** The service's own webhook administration (`service.webhooks`). */
+  /** The service's own webhook administration (`service.webhookAdministration`). */
   readonly admin: WebhookAdministration;
 
   private constructor(
@@ -45,11 +45,11 @@ export class WebhookService {
     readonly subscriptions: WebhookSubscriptions,
     readonly outbox: WebhookOutbox,
   ) {
-    this.admin = service.webhooks;
+    this.admin = service.webhookAdministration;
   }
 
   static async start(
-    storage: StorageConfig,
+    storage: StorageOptions,
     webhooks: Partial<WebhookConfig> = {},
   ): Promise<WebhookService> {
     const token = `test_${randomBytes(18).toString('base64url')}`;
@@ -58,7 +58,7 @@ export class WebhookService {
     const config: Config = {
       ...loadConfig({ PLANT_STORE_TOKEN_FILE: `${files.file}.tokens` }),
       storage,
-      tokens: [{ token, tenant, scopes: ['plants:read', 'plants:write'] }],
+      staticTokens: [{ token, tenant, scopes: ['plants:read', 'plants:write'] }],
       logLevel: (process.env.TEST_LOG_LEVEL ?? 'silent') as Config['logLevel'],
       webhooks: defaultWebhookConfig({ ...FAST_WEBHOOKS, ...files, ...webhooks }),
     };

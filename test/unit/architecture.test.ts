@@ -183,8 +183,14 @@ describe('dependency rule (docs/architecture.md)', () => {
     expect(offenders).to.deep.equal([]);
   });
 
-  it('when the plant-store command is loaded, then neither Koa nor inversify is (serve loads them on demand)', () => {
+  it('when the plant-store command is loaded, then neither Koa nor inversify is (its commands load them on demand)', () => {
     const loaded = [...loadedPackages('cli.ts')];
     expect(loaded.filter((p) => /^(?:koa|koa-.*|@koa\/.*|inversify)$/.test(p))).to.deep.equal([]);
+  });
+
+  it('when the administration commands compose their container, then Koa is not loaded', () => {
+    const loaded = [...loadedPackages('composition/open-administration.ts')];
+    expect(loaded).to.include('inversify');
+    expect(loaded.filter((p) => /^(?:koa|koa-.*|@koa\/.*)$/.test(p))).to.deep.equal([]);
   });
 });

@@ -31,7 +31,7 @@ describe('loadConfig', () => {
       port: 8080,
       host: '127.0.0.1',
       storage: { kind: 'memory' },
-      tokens: [],
+      staticTokens: [],
       logLevel: 'info',
       rateLimit: 0,
       tokenFile: '.plant-store/tokens.json',
@@ -56,7 +56,7 @@ describe('loadConfig', () => {
     const config = loadConfig({
       PLANT_STORE_TOKENS: JSON.stringify([token({ scopes: ['plants:read', 'plants:write'] })]),
     });
-    expect(config.tokens).to.deep.equal([token({ scopes: ['plants:read', 'plants:write'] })]);
+    expect(config.staticTokens).to.deep.equal([token({ scopes: ['plants:read', 'plants:write'] })]);
   });
 
   it('when the JWT variables are set, then JWTs are configured with the documented defaults', () => {

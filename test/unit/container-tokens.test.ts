@@ -29,7 +29,7 @@ describe('buildService: the default token verifier', () => {
     const service = await buildService(
       {
         ...loadConfig({ LOG_LEVEL: 'silent' }),
-        tokens: [{ token: STATIC, tenant: 'wired', scopes: ['plants:read'] }],
+        staticTokens: [{ token: STATIC, tenant: 'wired', scopes: ['plants:read'] }],
         ...config,
       },
       (container) => {
@@ -49,7 +49,7 @@ describe('buildService: the default token verifier', () => {
       server.close();
       await service.close();
     };
-    return { get, status, close, tokens: service.tokens };
+    return { get, status, close, tokens: service.tokenAdministration };
   }
 
   it('when JWTs are configured, then static, managed and JWT tokens are each accepted', async () => {

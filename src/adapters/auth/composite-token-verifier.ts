@@ -33,11 +33,6 @@ export class CompositeTokenVerifier implements TokenVerifier {
     return caller;
   }
 
-  /** Ready when the managed tokens' store answers (static and JWT verification need no store). */
-  async ping(): Promise<void> {
-    await this.parts.managed?.ping?.();
-  }
-
   async verify(token: string): Promise<Caller | undefined> {
     const caller = await this.parts.static.verify(token);
     if (caller !== undefined) {

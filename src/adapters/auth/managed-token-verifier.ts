@@ -44,11 +44,6 @@ export class ManagedTokenVerifier implements TokenVerifier {
     this.marked = new BoundedCache(capacity, LAST_USED_RESOLUTION_MS, now);
   }
 
-  /** Ready when the token store answers. */
-  ping(): Promise<void> {
-    return this.store.ping();
-  }
-
   async verify(token: string): Promise<Caller | undefined> {
     const id = managedTokenId(token);
     if (id === undefined) return undefined;

@@ -1,37 +1,32 @@
 import type { Tracer } from '@opentelemetry/api';
 import Koa from 'koa';
-import { stringify } from 'lossless-json';
 import type { Logger } from '../../ports/logger.js';
-import type { PlantStore } from '../../ports/plant-store.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
-import type { TokenStore } from '../../ports/token-store.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { AuthFailureBudget } from './auth-failure-budget.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { problem } from './error-catalogue.js';
 import { errorHandler } from './error-handler.js';
-import { mountPrefix } from './mount-prefix.js';
-import { openApiDocument } from './docs/openapi.js';
 import { plantRoutes } from './plant-routes.js';
 import { tenantRateLimit } from './rate-limit.js';
 import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { metricsRoutes } from './operations/metrics-route.js';
-import { readiness } from './operations/readiness.js';
+import { openRoutes } from './operations/open-routes.js';
+import type { ReadinessCheck } from './operations/readiness.js';
 import { requestObserver, type RequestCounts } from './request-observer.js';
-import { answerJson } from './json-answer.js';
 import { trustProxy, type TrustProxy } from './trusted-proxy.js';
-import { Router } from '@koa/router';
 
 /** The Koa application; callers need only its `callback()`. */
 export type HttpApp = Koa;
 
 export interface HttpAppOptions {
   plants: PlantUseCases;
-  tokens: TokenVerifier;
-  /** Readiness asks the store. */
-  store: Pick<PlantStore, 'ping'>;
-  /** Readiness asks the token store too, when given. */
-  tokenStore?: Pick<TokenStore, 'ping'> | undefined;
+  tokenVerifier: TokenVerifier;
+  /**
+   * What GET /readyz asks, each by the name its body's `failing` gives it: the container's are the
+   * plant store's and the token store's (`plants`, `tokens`).
+   */
+  readiness: readonly ReadinessCheck[];
   logger: Logger;
   /** Requests a second per tenant; 0 or absent turns limiting off. */
   rateLimit?: number;
@@ -56,43 +51,11 @@ export interface HttpAppOptions {
   trustProxy?: TrustProxy | undefined;
 }
 
-const documents = new Map<string, string>();
-
-/**
- * The served document; mounted under a prefix (koa-mount sets `ctx.mountPath`), its `servers` names
- * that prefix, so that generated clients and the reference's try-it reach the operations. Built once
- * per prefix: prefixes come from the host's code, never from a request.
- */
-function openApiJson(mountPath: unknown): string {
-  const prefix = mountPrefix(mountPath);
-  let json = documents.get(prefix);
-  if (json === undefined) {
-    const document =
-      prefix === '' ? openApiDocument : { ...openApiDocument, servers: [{ url: prefix }] };
-    json = stringify(document) ?? '{}';
-    documents.set(prefix, json);
-  }
-  return json;
-}
-
-/** Open endpoints: the description, health and readiness. */
-function openRoutes(
-  store: Pick<PlantStore, 'ping'>,
-  tokenStore: Pick<TokenStore, 'ping'> | undefined,
-): Router {
-  const router = new Router();
-  router.get('/openapi.json', (ctx) => answerJson(ctx, 200, openApiJson(ctx.mountPath)));
-  router.get('/healthz', (ctx) => answerJson(ctx, 200, '{"status":"ok"}'));
-  router.get('/readyz', readiness({ plants: store, tokens: tokenStore }));
-  return router;
-}
-
 /** The Koa application of the whole contract; mount it with `app.callback()`. */
 export function createHttpApp({
   plants,
-  tokens,
-  store,
-  tokenStore,
+  tokenVerifier,
+  readiness,
   logger,
   rateLimit = 0,
   authFailureLimit = 0,
@@ -110,9 +73,9 @@ export function createHttpApp({
     admit: rateLimit > 0 ? tenantRateLimit(rateLimit) : undefined,
     failures: authFailureLimit > 0 ? new AuthFailureBudget(authFailureLimit) : undefined,
   };
-  const routers = [plantRoutes({ plants, tokens, limits }), openRoutes(store, tokenStore)];
+  const routers = [plantRoutes({ plants, tokenVerifier, limits }), openRoutes(readiness)];
   if (docs) routers.push(docsRoutes());
-  if (metrics) routers.push(metricsRoutes(metrics, tokens, limits));
+  if (metrics) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
 
   app.use(
     requestObserver({ logger, accessLog, metrics, tracer, requestId, ...(counts && { counts }) }),

@@ -55,7 +55,7 @@ export interface AuthLimits {
  * rate limit is refused before the scope is checked, yet only requests with the scope spend it.
  */
 export function authorize(
-  tokens: TokenVerifier,
+  tokenVerifier: TokenVerifier,
   scope: Scope,
   { admit, failures }: AuthLimits = {},
 ): Middleware {
@@ -90,12 +90,12 @@ export function authorize(
     } catch (error) {
       return charged(address, error);
     }
-    const known = tokens.verifyNow?.(token);
+    const known = tokenVerifier.verifyNow?.(token);
     if (known !== undefined) {
       admitted(ctx, address, known);
       return next();
     }
-    return tokens.verify(token).then(
+    return tokenVerifier.verify(token).then(
       (caller) => {
         admitted(ctx, address, caller);
         return next();

@@ -2,8 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import type { Transform } from 'node:stream';
 import getRawBody from 'raw-body';
-import { BODY_LIMIT_BYTES } from './body-limit.js';
-import { problem } from './error-catalogue.js';
+import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
 
 // createUnzip tells gzip from zlib-wrapped deflate by the header, as koa-bodyparser's decoder did.
 const DECODERS: Readonly<Record<string, () => Transform>> = {

@@ -1,5 +1,11 @@
-import { BODY_LIMIT_BYTES } from './body-limit.js';
+import type { PlantError, PlantErrorCode } from '../../domain/errors.js';
 import { HttpProblem } from './http-problem.js';
+
+/**
+ * The largest request body accepted, in bytes after decoding any Content-Encoding; larger is the
+ * contract's 413 (`body-too-large` below), which the body reader enforces.
+ */
+export const BODY_LIMIT_BYTES = 65536;
 
 /** The operations of the OpenAPI document, by operationId. */
 export type OperationId =
@@ -39,6 +45,9 @@ interface CatalogueEntry<D> {
 
 const entry = <D = undefined>(row: CatalogueEntry<D>): CatalogueEntry<D> => row;
 const given = (message: string): string => message;
+/** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
+type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
+const fromError = ({ message }: DomainDetail): string => message;
 const challenge = (error: string) => ({
   name: 'WWW-Authenticate' as const,
   rule: `${REALM}${error}`,
@@ -53,8 +62,8 @@ const retryAfterOne = {
 /**
  * Every error the service answers, by name. To add one: a row here (status, code, when, message,
  * header, operations), the same row in docs/errors.md, and `problem('<name>', ...)` where it is
- * raised (for a new PlantErrorCode, its line in error-handler.ts's DOMAIN_ERRORS, which the compiler
- * demands), and its name in the client's ERROR_CODES (src/client/errors.ts). The OpenAPI document
+ * raised (a new PlantErrorCode needs no call: its row, named as the code and taking the error as its
+ * detail, is what DOMAIN_ROWS below demands to compile), and its name in the client's ERROR_CODES (src/client/errors.ts). The OpenAPI document
  * picks it up; tests check that the docs, the document and the client list it.
  */
 export const ERROR_CATALOGUE = {
@@ -78,7 +87,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     code: 40002,
     when: 'a field fails validation; the message names the field',
-    message: given,
+    message: fromError,
     example: 'name must be 1 to 256 characters long (got 0)',
     on: ['createPlant'],
   }),
@@ -86,7 +95,7 @@ export const ERROR_CATALOGUE = {
     status: 400,
     code: 40003,
     when: '`limit` or `cursor` is invalid or given twice',
-    message: given,
+    message: fromError,
     example: 'limit must be given at most once',
     on: ['listPlants'],
   }),
@@ -137,11 +146,12 @@ export const ERROR_CATALOGUE = {
     status: 403,
     code: 40301,
     when: 'the token lacks the scope the operation needs',
-    message: ({ message }: { message: string; scope?: string | undefined }) => message,
+    message: fromError,
     header: {
       name: 'WWW-Authenticate',
       rule: `${REALM}, error="insufficient_scope", scope="<scope>"`,
-      value: ({ scope = '' }) => `${REALM}, error="insufficient_scope", scope="${scope}"`,
+      value: ({ scope = '' }: DomainDetail) =>
+        `${REALM}, error="insufficient_scope", scope="${scope}"`,
     },
     example: 'this operation needs the scope plants:write',
     on: EVERY,
@@ -153,7 +163,7 @@ export const ERROR_CATALOGUE = {
     status: 403,
     code: 40302,
     when: 'the tenant holds as many plants as its quota allows (PLANT_STORE_MAX_PLANTS_PER_TENANT); nothing was stored; delete plants first',
-    message: given,
+    message: fromError,
     example: 'the tenant holds its quota of 1000000 plants; delete some before creating more',
     on: ['createPlant'],
   }),
@@ -161,7 +171,7 @@ export const ERROR_CATALOGUE = {
     status: 404,
     code: 40401,
     when: "no plant with that id in the caller's tenant (another tenant's plant is not found too)",
-    message: given,
+    message: fromError,
     example: 'no plant with id 9007199254740993',
     on: ['deletePlant'],
   }),
@@ -208,7 +218,7 @@ export const ERROR_CATALOGUE = {
     status: 409,
     code: 40901,
     when: 'a plant with this id already exists in the tenant',
-    message: given,
+    message: fromError,
     example: 'a plant with id 9007199254740993 already exists',
     on: ['createPlant'],
   }),
@@ -285,7 +295,7 @@ export const ERROR_CATALOGUE = {
     status: 503,
     code: 50301,
     when: 'storage unreachable or timed out; nothing was half-written',
-    message: given,
+    message: fromError,
     header: retryAfterOne,
     example: 'storage is unavailable',
     on: EVERY,
@@ -296,7 +306,7 @@ export const ERROR_CATALOGUE = {
     status: 503,
     code: 50303,
     when: 'the store takes no writes now: Redis out of memory (maxmemory) or unable to persist (MISCONF), MongoDB out of disk or read-only, or the memory store near its heap limit; nothing was written, and /readyz answers the same',
-    message: given,
+    message: fromError,
     example:
       'storage takes no writes now (out of memory or disk, or read-only); nothing was written',
     header: {
@@ -320,7 +330,7 @@ export const ERROR_CATALOGUE = {
     status: 503,
     code: 50302,
     when: "the identity provider's keys (JWKS) cannot be fetched, so a JWT can be neither accepted nor refused",
-    message: given,
+    message: fromError,
     header: retryAfterOne,
     example: "the token issuer's keys are unavailable",
     on: EVERY,
@@ -335,13 +345,26 @@ export const ERROR_ROWS = Object.entries(ERROR_CATALOGUE)
   .map(([name, row]) => ({ ...(row as CatalogueEntry<never>), name: name as ErrorName }))
   .sort((a, b) => a.code - b.code);
 
+function refusal<D>(row: CatalogueEntry<D>, detail: D): HttpProblem {
+  const headers = row.header ? { [row.header.name]: row.header.value(detail) } : {};
+  return new HttpProblem(row.status, row.code, row.message(detail), headers);
+}
+
 /** The refusal `name` of the catalogue, with what its message and header need. */
 export function problem<N extends ErrorName>(
   name: N,
   ...[detail]: undefined extends DetailOf<N> ? [DetailOf<N>?] : [DetailOf<N>]
 ): HttpProblem {
-  const row = ERROR_CATALOGUE[name] as CatalogueEntry<DetailOf<N>>;
-  const value = detail as DetailOf<N>;
-  const headers = row.header ? { [row.header.name]: row.header.value(value) } : {};
-  return new HttpProblem(row.status, row.code, row.message(value), headers);
+  return refusal(ERROR_CATALOGUE[name] as CatalogueEntry<DetailOf<N>>, detail as DetailOf<N>);
 }
+
+/**
+ * Every domain code's row, each taking the PlantError as its detail: a PlantErrorCode without a
+ * catalogue row of its name (or with a row that cannot take the error) does not compile.
+ */
+const DOMAIN_ROWS: { readonly [C in PlantErrorCode]: CatalogueEntry<DomainDetail> } =
+  ERROR_CATALOGUE;
+
+/** The contract's answer to a refusal of the core. */
+export const domainProblem = (error: PlantError): HttpProblem =>
+  refusal(DOMAIN_ROWS[error.code], error);

@@ -1,25 +1,11 @@
 import type { Middleware } from 'koa';
-import { isPlantError, type PlantError, type PlantErrorCode } from '../../domain/errors.js';
+import { isPlantError } from '../../domain/errors.js';
 import type { Logger } from '../../ports/logger.js';
-import { problem } from './error-catalogue.js';
+import { domainProblem, problem } from './error-catalogue.js';
 import { HttpProblem } from './http-problem.js';
 import { answerJson } from './json-answer.js';
 import { requestLog } from './request-observer.js';
 import { requestState } from './request-state.js';
-
-/** The domain's refusals, in the contract's terms; a new domain code fails to compile until mapped. */
-const DOMAIN_ERRORS: { readonly [C in PlantErrorCode]: (error: PlantError) => HttpProblem } = {
-  'invalid-plant': (error) => problem('invalid-plant', error.message),
-  'invalid-query': (error) => problem('invalid-query', error.message),
-  'insufficient-scope': (error) => problem('insufficient-scope', error),
-  'plant-not-found': (error) => problem('plant-not-found', error.message),
-  'duplicate-plant': (error) => problem('duplicate-plant', error.message),
-  'plant-quota-reached': (error) => problem('plant-quota-reached', error.message),
-  'storage-unavailable': (error) => problem('storage-unavailable', error.message),
-  'storage-refuses-writes': (error) => problem('storage-refuses-writes', error.message),
-  'token-verification-unavailable': (error) =>
-    problem('token-verification-unavailable', error.message),
-};
 
 /** Errors that Koa's body reading raises (raw-body, inflation), by their status. */
 const BODY_READ_ERRORS: Readonly<Record<number, () => HttpProblem>> = {
@@ -32,12 +18,15 @@ const BODY_READ_ERRORS: Readonly<Record<number, () => HttpProblem>> = {
 /** The contract's answer to an error, or undefined for an unexpected one (a 500). */
 export function toProblem(error: unknown): HttpProblem | undefined {
   if (error instanceof HttpProblem) return error;
-  if (isPlantError(error)) return DOMAIN_ERRORS[error.code](error);
+  if (isPlantError(error)) return domainProblem(error);
   const status = (error as { status?: unknown } | null)?.status;
   return typeof status === 'number' ? BODY_READ_ERRORS[status]?.() : undefined;
 }
 
-/** First in the stack: every failure leaves as the contract's Error body; unknown ones as 500 with a request id. */
+/**
+ * Right inside the request observer (which then logs and counts what it answered): every failure
+ * leaves as the contract's Error body; unknown ones as 500 with a request id.
+ */
 export function errorHandler(logger: Logger): Middleware {
   // Not async: a `catch` on what follows costs less per request than an async frame around it.
   return (ctx, next) =>

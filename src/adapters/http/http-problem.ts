@@ -1,6 +1,8 @@
 /**
  * An HTTP-level refusal: the contract's status, its stable error code, a safe message and extra
- * headers. Made only by the error catalogue's `problem()`, so every code has one row there.
+ * headers. Made only by the error catalogue's `problem()`, so every code has one row there. Its own
+ * module because both sides of the adapter answer with it: Koa's (the error handler, readiness)
+ * and node:http's for sockets no Koa context owns (server/raw-answer.ts).
  */
 export class HttpProblem extends Error {
   constructor(
@@ -13,8 +15,11 @@ export class HttpProblem extends Error {
     this.name = 'HttpProblem';
   }
 
-  /** The contract's Error body. */
-  json(): string {
-    return JSON.stringify({ error: this.code, message: this.message });
+  /**
+   * The contract's Error body, `{error, message}`, and the fields a route adds to it (readiness's
+   * `failing`): the one place it is built, whichever side answers.
+   */
+  json(extra?: Readonly<Record<string, unknown>>): string {
+    return JSON.stringify({ error: this.code, message: this.message, ...extra });
   }
 }

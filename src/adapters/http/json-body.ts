@@ -1,9 +1,8 @@
 import type { Middleware } from 'koa';
 import { parse } from 'lossless-json';
 import getRawBody from 'raw-body';
-import { BODY_LIMIT_BYTES } from './body-limit.js';
+import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
 import { readEncodedBody } from './encoded-body.js';
-import { problem } from './error-catalogue.js';
 import { requestState } from './request-state.js';
 
 const NUMBER = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?$/;

@@ -4,7 +4,7 @@ import { problem } from './error-catalogue.js';
 const INT32_MAX = 2147483647;
 const CANONICAL_DIGITS = /^(?:0|[1-9][0-9]*)$/;
 
-const invalidQuery = (message: string) => problem('invalid-query', message);
+const invalidQuery = (message: string) => problem('invalid-query', { message });
 
 function single(name: string, value: string | string[] | undefined): string | undefined {
   if (Array.isArray(value)) throw invalidQuery(`${name} must be given at most once`);

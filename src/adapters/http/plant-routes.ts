@@ -8,10 +8,9 @@ import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { authorize, type AuthLimits } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
 import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.js';
-import { mountPrefix } from './mount-prefix.js';
 import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
 import { answerJson } from './json-answer.js';
-import { callerOf } from './request-state.js';
+import { callerOf, mountPrefix } from './request-state.js';
 
 /** A Plant as JSON, whitelisting name and tag (never the id). */
 function plantJson(plant: Plant): string {
@@ -29,20 +28,21 @@ function plantsJson(plants: readonly Plant[]): string {
 
 interface PlantRouteOptions {
   plants: PlantUseCases;
-  tokens: TokenVerifier;
+  tokenVerifier: TokenVerifier;
   /** The tenant rate limit and the per-address budget of failed authentications. */
   limits?: AuthLimits;
 }
 
 /** The interface's three operations, named as in the interface; each step in the contract's order. */
-export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Router {
+export function plantRoutes({ plants, tokenVerifier, limits }: PlantRouteOptions): Router {
   const router = new Router();
   // The scope each operation needs, from the domain's one table: checked here, before the body.
   const door = (operation: keyof typeof OPERATION_SCOPES) =>
-    authorize(tokens, OPERATION_SCOPES[operation], limits);
+    authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
 
-  // The handlers return the use case's promise with a `then` rather than being async functions:
-  // one asynchronous step less per request (see bearer-auth.ts).
+  // Each handler returns the use case's promise with a `then` rather than being an async function:
+  // one asynchronous step less per request (see bearer-auth.ts). A refusal thrown before it is
+  // made becomes a rejection in koa-compose, as in an async function.
   router.post('/plants', door('createPlant'), requireJson, readBody, function createPlant(ctx) {
     // Untyped JSON: createPlant checks every field at run time, so the cast only skips the compile-time one.
     const input = parseJsonObject(bodyBytes(ctx)) as unknown as NewPlant;
@@ -70,11 +70,12 @@ export function plantRoutes({ plants, tokens, limits }: PlantRouteOptions): Rout
     });
   });
 
-  router.delete('/plants/:id', door('deletePlant'), async function deletePlant(ctx) {
+  router.delete('/plants/:id', door('deletePlant'), function deletePlant(ctx) {
     const id = parsePlantId(ctx.params.id ?? '');
     if (id === undefined) throw problem('invalid-id');
-    await plants.deletePlant(callerOf(ctx), id);
-    ctx.status = 204;
+    return plants.deletePlant(callerOf(ctx), id).then(() => {
+      ctx.status = 204;
+    });
   });
 
   return router;

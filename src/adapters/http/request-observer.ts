@@ -76,7 +76,8 @@ function durationRecorder(
 }
 
 /**
- * Outermost middleware of the app: gives each request its id (echoed in `X-Request-Id`), counts it
+ * The app's first middleware (after only the trusted-proxy rewrite of `ctx.ip`, so its line names
+ * the client; a host's middleware runs around it when the app is mounted): gives each request its id (echoed in `X-Request-Id`), counts it
  * in flight, and once the app has answered (after `await next()`, reading only Koa's context)
  * writes its access log line through the logger, its duration to the metrics, and ends its
  * server span; when its body was not read in full, it asks Node to close the connection. The

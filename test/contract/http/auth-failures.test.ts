@@ -53,7 +53,10 @@ describe('unauthenticated and unauthorised floods', () => {
       ]),
       managed: new ManagedTokenVerifier(tokenStore, { ttlMs: 5000 }),
     });
-    service = await HardenedService.start({}, { tokens, authFailureLimit, rateLimit });
+    service = await HardenedService.start(
+      {},
+      { tokenVerifier: tokens, authFailureLimit, rateLimit },
+    );
   }
 
   it('when one address sends made-up pst_ tokens past its budget, then 429 42902 with Retry-After, and no further store lookups', async () => {

@@ -39,8 +39,8 @@ async function servedDocument(): Promise<{
   const store = new MemoryPlantStore();
   const app = createHttpApp({
     plants: new PlantService(store),
-    tokens: new StaticTokenVerifier([]),
-    store,
+    tokenVerifier: new StaticTokenVerifier([]),
+    readiness: [{ name: 'plants', ping: () => store.ping() }],
     logger: { debug() {}, info() {}, warn() {}, error() {} },
   });
   const server = createServer(app.callback()).listen(0, '127.0.0.1');

@@ -35,7 +35,7 @@ describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', 
   before(async () => {
     const config: Config = {
       ...loadConfig({ LOG_LEVEL: 'silent' }),
-      tokens: [
+      staticTokens: [
         { token: TOKENS_BY_ROLE.both, tenant: 'fuzz', scopes: ['plants:read', 'plants:write'] },
         { token: TOKENS_BY_ROLE.read, tenant: 'fuzz', scopes: ['plants:read'] },
       ],

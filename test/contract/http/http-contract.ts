@@ -1,4 +1,4 @@
-import type { StorageConfig } from '../../../src/config/index.js';
+import type { StorageOptions } from '../../../src/config/index.js';
 import { Api } from '../../support/http-harness.js';
 import { describeAccess } from './suite/access.js';
 import { describeCreate } from './suite/create.js';
@@ -9,11 +9,11 @@ import { describeOpenEndpoints } from './suite/open-endpoints.js';
 /**
  * The HTTP contract of docs/http-contract.md, black-box through the real container and a real
  * server; every response is also checked against the served OpenAPI document. Each storage
- * adapter runs it with its own StorageConfig (the function may skip via serverMissing).
+ * adapter runs it with its own StorageOptions (the function may skip via serverMissing).
  */
 export function describeHttpContract(
   name: string,
-  storage: (context: Mocha.Context) => Promise<StorageConfig>,
+  storage: (context: Mocha.Context) => Promise<StorageOptions>,
 ): void {
   describe(`HTTP contract: ${name}`, function () {
     const api = {} as { current: Api };

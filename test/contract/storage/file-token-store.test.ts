@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { FileTokenStore } from '../../../src/adapters/storage/memory/file-token-store.js';
+import { FileTokenStore } from '../../../src/adapters/storage/file/file-token-store.js';
 import { isPlantError } from '../../../src/domain/errors.js';
 import { rejection } from '../../support/rejection.js';
 import { describeTokenStoreContract } from './token-store-contract.js';

@@ -14,9 +14,9 @@ import {
 } from '../../../src/adapters/storage/mongodb/mongo-token-store.js';
 import { MongoWebhookOutbox } from '../../../src/adapters/storage/mongodb/mongo-webhook-outbox.js';
 import {
-  MongoWebhookStore,
+  MongoWebhookSubscriptions,
   WEBHOOK_COLLECTION,
-} from '../../../src/adapters/storage/mongodb/mongo-webhook-store.js';
+} from '../../../src/adapters/storage/mongodb/mongo-webhook-subscriptions.js';
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
 import {
   COUNT_COLLECTION,
@@ -38,7 +38,11 @@ describe('MongoDB', function () {
     const database = client.db(databaseName(url));
     const quota = new PlantCounts(database.collection(COUNT_COLLECTION), max);
     const plants = database.collection<PlantDocument>(COLLECTION);
-    const webhooks = new MongoWebhookStore(undefined, database.collection(WEBHOOK_COLLECTION), 0);
+    const webhooks = new MongoWebhookSubscriptions(
+      undefined,
+      database.collection(WEBHOOK_COLLECTION),
+      0,
+    );
     return {
       plants: new MongoPlantStore(
         client,

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
 import {
-  MongoWebhookStore,
+  MongoWebhookSubscriptions,
   WEBHOOK_COLLECTION,
-} from '../../../src/adapters/storage/mongodb/mongo-webhook-store.js';
-import { FileWebhookStore } from '../../../src/adapters/storage/memory/file-webhook-store.js';
+} from '../../../src/adapters/storage/mongodb/mongo-webhook-subscriptions.js';
+import { FileWebhookSubscriptions } from '../../../src/adapters/storage/file/file-webhook-subscriptions.js';
 import { createRedisClient, untilReady } from '../../../src/adapters/storage/redis/redis-client.js';
 import { parseRedisUrl } from '../../../src/adapters/storage/redis/redis-url.js';
-import { RedisWebhookStore } from '../../../src/adapters/storage/redis/redis-webhook-store.js';
+import { RedisWebhookSubscriptions } from '../../../src/adapters/storage/redis/redis-webhook-subscriptions.js';
 import { startMongoServer, type MongoServer } from '../../support/mongo-server.js';
 import { startRedisServer } from '../../support/redis-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
@@ -20,7 +20,7 @@ const directory = mkdtempSync(join(tmpdir(), 'plant-store-webhook-file-'));
 const file = join(directory, 'webhooks.json');
 
 describeWebhookSubscriptionsContract('file (memory storage)', {
-  open: async () => new FileWebhookStore(file, 0),
+  open: async () => new FileWebhookSubscriptions(file, 0),
   close: async () => {
     // The file holds signing secrets: readable by its owner only.
     expect(statSync(file).mode & 0o777).to.equal(0o600);
@@ -40,7 +40,7 @@ describeWebhookSubscriptionsContract('Redis', {
     const target = parseRedisUrl(started.url);
     const client = createRedisClient(target);
     await untilReady(client, 2000);
-    return new RedisWebhookStore(client, undefined, true);
+    return new RedisWebhookSubscriptions(client, undefined, true);
   },
   close: async () => closeRedis?.(),
 });
@@ -57,7 +57,7 @@ describeWebhookSubscriptionsContract('MongoDB (FerretDB when no mongod)', {
     mongo = started;
     const client = new MongoClient(started.url);
     const collection = client.db().collection<{ _id: string }>(WEBHOOK_COLLECTION);
-    return new MongoWebhookStore(client, collection, 0);
+    return new MongoWebhookSubscriptions(client, collection, 0);
   },
   close: async () => mongo?.dispose(),
 });

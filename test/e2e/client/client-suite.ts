@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { expect } from 'chai';
-import type { StorageConfig } from '../../../src/config/index.js';
+import type { StorageOptions } from '../../../src/config/index.js';
 import {
   PlantStoreClient,
   PlantStoreError,
@@ -52,7 +52,7 @@ export function clientOf(
 /** Everything the client offers, against the real service on one storage. */
 export function describeClient(
   name: string,
-  storage: (context: Mocha.Context) => Promise<StorageConfig>,
+  storage: (context: Mocha.Context) => Promise<StorageOptions>,
 ): void {
   describe(`plant-store/client on ${name}`, function () {
     let api: Api;

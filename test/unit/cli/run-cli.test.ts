@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../../../src/cli/run-cli.js';
-import { openTokenAdministration } from '../../../src/composition/open-token-administration.js';
+import { openTokenAdministration } from '../../../src/composition/open-administration.js';
 import { freePort } from '../../support/free-port.js';
 
 /** runCli in this process, with its output captured (test/e2e runs the real program). */

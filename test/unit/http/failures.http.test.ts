@@ -38,8 +38,8 @@ describe('HTTP failure mapping', () => {
     ]);
     const app = createHttpApp({
       plants: new PlantService(store),
-      tokens,
-      store,
+      tokenVerifier: tokens,
+      readiness: [{ name: 'plants', ping: () => store.ping() }],
       logger,
       rateLimit,
     });

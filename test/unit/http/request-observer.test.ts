@@ -25,8 +25,10 @@ describe('Request observer: request ids and the access log', () => {
     const store = new MemoryPlantStore();
     const app = createHttpApp({
       plants: new PlantService(store),
-      tokens: new StaticTokenVerifier([{ token: TOKEN, tenant: 't', scopes: ['plants:read'] }]),
-      store,
+      tokenVerifier: new StaticTokenVerifier([
+        { token: TOKEN, tenant: 't', scopes: ['plants:read'] },
+      ]),
+      readiness: [{ name: 'plants', ping: () => store.ping() }],
       logger,
       accessLog,
     });

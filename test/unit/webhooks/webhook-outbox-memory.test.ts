@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { FileWebhookOutbox } from '../../../src/adapters/storage/memory/file-webhook-outbox.js';
+import { FileWebhookOutbox } from '../../../src/adapters/storage/file/file-webhook-outbox.js';
 import { newEventId, newWebhookSecret } from '../../../src/application/webhook-ids.js';
 import {
   signature,

@@ -1,9 +1,9 @@
 import { MAX_LIMIT, DEFAULT_LIMIT } from '../../../application/plant-service.js';
 import { NAME_MAX, TAG_MAX } from '../../../domain/plant.js';
 import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../domain/plant-id.js';
-import { BODY_LIMIT_BYTES } from '../body-limit.js';
 import { openApiWebhooks } from './openapi-webhooks.js';
 import {
+  BODY_LIMIT_BYTES,
   ERROR_CATALOGUE,
   ERROR_ROWS,
   type ErrorName,

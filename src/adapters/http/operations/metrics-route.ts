@@ -10,13 +10,13 @@ import { authorize, type AuthLimits } from '../bearer-auth.js';
  */
 export function metricsRoutes(
   metrics: ServiceMetrics,
-  tokens: TokenVerifier,
+  tokenVerifier: TokenVerifier,
   limits?: AuthLimits,
 ): Router {
   const router = new Router();
   router.get(
     '/metrics',
-    authorize(tokens, OPERATION_SCOPES.readMetrics, limits),
+    authorize(tokenVerifier, OPERATION_SCOPES.readMetrics, limits),
     async function getMetrics(ctx) {
       const { text, type } = await metrics.exposition();
       ctx.body = text;

@@ -1,10 +1,10 @@
 import type { OutageReporters } from '../outage-reporter.js';
 import type { Storage } from '../../../ports/storage.js';
-import { FileTokenStore } from './file-token-store.js';
+import { FileTokenStore } from '../file/file-token-store.js';
 import { MemoryPlantStore, type MemoryPlantStoreOptions } from './memory-plant-store.js';
 import type { WebhookConfig } from '../../webhooks/webhook-config.js';
-import { FileWebhookOutbox } from './file-webhook-outbox.js';
-import { FileWebhookStore } from './file-webhook-store.js';
+import { FileWebhookOutbox } from '../file/file-webhook-outbox.js';
+import { FileWebhookSubscriptions } from '../file/file-webhook-subscriptions.js';
 
 /**
  * Plants in process memory; managed tokens in a file, because the `plant-store tokens` command
@@ -27,7 +27,7 @@ export async function openMemoryStorage(
     const reason = cause instanceof Error ? cause.message : String(error);
     deps.outages?.tokens.failed(reason, config.tokenFile);
   });
-  const webhooks = new FileWebhookStore(config.webhooks.file, config.webhooks.cacheMs);
+  const webhooks = new FileWebhookSubscriptions(config.webhooks.file, config.webhooks.cacheMs);
   // Opened at its first use: the `plant-store` command never touches the server's journal.
   const outbox = FileWebhookOutbox.lazy(config.webhooks.outboxFile, (tenant, type) =>
     webhooks.targets(tenant, type),

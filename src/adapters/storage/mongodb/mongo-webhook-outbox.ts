@@ -4,7 +4,7 @@ import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outb
 import { newEventId } from '../../../application/webhook-ids.js';
 import { withinDeadline } from './mongo-errors.js';
 import type { PendingEntry, PlantDocument } from './mongo-plant-store.js';
-import type { MongoWebhookStore } from './mongo-webhook-store.js';
+import type { MongoWebhookSubscriptions } from './mongo-webhook-subscriptions.js';
 
 type Stored = PlantDocument & { _id: ObjectId; lease?: string };
 
@@ -26,7 +26,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   constructor(private readonly plants: Collection<PlantDocument>) {}
 
   /** What the plant store puts in a new plant's document for the tenant's subscribers. */
-  static entries(subscriptions: MongoWebhookStore) {
+  static entries(subscriptions: MongoWebhookSubscriptions) {
     return async (tenant: string, event: PlantEvent) => {
       const ids = await subscriptions.targets(tenant, event.type);
       if (ids.length === 0) return undefined;

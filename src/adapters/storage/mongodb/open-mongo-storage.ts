@@ -27,7 +27,7 @@ import {
 import { COUNT_COLLECTION, PlantCounts, type CountDocument } from './plant-counts.js';
 import { MongoTokenStore, TOKEN_COLLECTION, type TokenDocument } from './mongo-token-store.js';
 import { DUE_INDEX, MongoWebhookOutbox } from './mongo-webhook-outbox.js';
-import { MongoWebhookStore, WEBHOOK_COLLECTION } from './mongo-webhook-store.js';
+import { MongoWebhookSubscriptions, WEBHOOK_COLLECTION } from './mongo-webhook-subscriptions.js';
 
 /**
  * Prepares the database (collections and indexes) on a start-up client with deadlines of its own,
@@ -81,7 +81,7 @@ export async function openMongoStorage(
   if (deps.outages) watchTopology(client, where, deps.outages);
   const database = client.db(name);
   const plants = database.collection<PlantDocument>(COLLECTION);
-  const subscriptions = new MongoWebhookStore(
+  const subscriptions = new MongoWebhookSubscriptions(
     undefined,
     database.collection<{ _id: string }>(WEBHOOK_COLLECTION),
     webhookCacheMs,

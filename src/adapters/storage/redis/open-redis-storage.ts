@@ -13,7 +13,7 @@ import {
 import { DEFAULT_REDIS_PREFIX, RedisPlantStore } from './redis-plant-store.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { RedisWebhookOutbox } from './redis-webhook-outbox.js';
-import { RedisWebhookStore } from './redis-webhook-store.js';
+import { RedisWebhookSubscriptions } from './redis-webhook-subscriptions.js';
 import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
 
 /**
@@ -58,7 +58,7 @@ export async function openRedisStorage(
     return {
       plants: new RedisPlantStore(client, prefix, config.maxPlantsPerTenant),
       tokens: new RedisTokenStore(client, prefix),
-      webhooks: new RedisWebhookStore(client, prefix),
+      webhooks: new RedisWebhookSubscriptions(client, prefix),
       outbox: new RedisWebhookOutbox(client, prefix),
       close: () => quit(client),
     };

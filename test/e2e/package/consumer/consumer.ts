@@ -26,7 +26,12 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
 const tokens = new StaticTokenVerifier([
   { token, tenant: 'acme', scopes: ['plants:read', 'plants:write'] },
 ]);
-const app: HttpApp = createHttpApp({ plants, tokens, store, logger: silent });
+const app: HttpApp = createHttpApp({
+  plants,
+  tokenVerifier: tokens,
+  readiness: [{ name: 'plants', ping: () => store.ping() }],
+  logger: silent,
+});
 const server = createServer(app.callback()).listen(0, '127.0.0.1');
 await once(server, 'listening');
 const { port } = server.address() as { port: number };

@@ -20,7 +20,7 @@ type Subscriptions = Map<string, WebhookSubscription>;
  * and the server on the memory storage. Every change is a read-modify-write under a lock file and
  * an atomic rename; the file is readable by its owner only (it holds signing secrets).
  */
-export class FileWebhookStore implements WebhookSubscriptions {
+export class FileWebhookSubscriptions implements WebhookSubscriptions {
   private cache: { key: string; checkedAt: number; subscriptions: Subscriptions } | undefined;
 
   /** `cacheMs`: how long `targets` trusts its copy before looking at the file again. */

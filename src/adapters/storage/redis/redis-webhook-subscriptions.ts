@@ -85,7 +85,7 @@ return redis.call('HDEL', KEYS[1], ARGV[1])`;
  * enabled plant.created subscriptions that the insert script reads; one index hash (id -> tenant)
  * finds a subscription by id and tells the dispatcher which tenants to poll.
  */
-export class RedisWebhookStore implements WebhookSubscriptions {
+export class RedisWebhookSubscriptions implements WebhookSubscriptions {
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,

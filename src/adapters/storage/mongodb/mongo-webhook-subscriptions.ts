@@ -34,7 +34,7 @@ const toSubscription = ({ _id, ...rest }: SubscriptionDocument): WebhookSubscrip
  * Webhook subscriptions in MongoDB, one document each. The plant store asks `targets` when it
  * records an event; it answers from a copy of the enabled subscriptions at most `cacheMs` old.
  */
-export class MongoWebhookStore implements WebhookSubscriptions {
+export class MongoWebhookSubscriptions implements WebhookSubscriptions {
   private cache:
     { at: number; byTenant: Map<string, { id: string; events: string[] }[]> } | undefined;
   private loading: Promise<void> | undefined;
