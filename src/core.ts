@@ -18,13 +18,28 @@ export {
 } from './domain/plant.js';
 export { DEFAULT_LIMIT, MAX_LIMIT, PlantService } from './application/plant-service.js';
 export {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  exportPlants,
+  type ExportOptions,
+} from './application/plant-export.js';
+export {
+  ImportRefused,
+  importPlants,
+  MAX_LINE_BYTES,
+  type ConflictPolicy,
+  type ImportOptions,
+  type ImportProblem,
+  type ImportSummary,
+} from './application/plant-import.js';
+export {
   TokenRequestError,
   type ManagedToken,
   type TokenRequest,
   type TokenSummary,
 } from './domain/managed-token.js';
 export type { Logger } from './ports/logger.js';
-export type { PlantStore } from './ports/plant-store.js';
+export type { ImportOutcome, PlantStore } from './ports/plant-store.js';
 export type { PlantPage, PlantUseCases } from './ports/plant-use-cases.js';
 export type { Storage } from './ports/storage.js';
 export type { IssuedToken, Revocation, TokenAdministration } from './ports/token-administration.js';
