@@ -159,6 +159,31 @@ describe('plant-store export and import (the CLI as a process)', function () {
     }
   });
 
+  it('when an import gets SIGINT (Ctrl-C), then it stops between batches, exits 130 and a rerun finishes', async () => {
+    const total = 150_000;
+    const input = await put('interrupted.ndjson', bigExport('ctrl-c', total));
+    const client = new Redis(redis().url);
+    try {
+      const running = startProgram([...CLI, 'import', '--input', input], redisEnv());
+      const key = plantsKey(prefix, 'ctrl-c');
+      while ((await client.zcard(key)) < 5000) await sleep(10);
+      running.kill('SIGINT');
+      const stopped = await running.outcome;
+
+      expect(stopped.code, stopped.stderr).to.equal(130);
+      expect(stopped.stderr).to.include('import interrupted between batches; rerun it to finish');
+      const held = await client.zcard(key);
+      // Whole batches of 1000 only: nothing half-written.
+      expect(held % 1000).to.equal(0);
+      expect(held).to.be.below(total);
+      const rerun = await cli(['import', '--input', input], redisEnv());
+      expect(rerun.code, rerun.stderr).to.equal(0);
+      expect(await client.zcard(key)).to.equal(total);
+    } finally {
+      client.disconnect();
+    }
+  });
+
   it('when the store goes away mid-import, then the import says so (exit 1) and a rerun completes', async function () {
     const own = await startRedisServer();
     if (typeof own === 'string') return serverMissing(this, 'Redis', own);
