@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { BENCH_TENANT, benchTokens, plantName, plantTag } from './common.js';
 import type { LoadResult } from './load.js';
 import {
+  cpuSeconds,
   nodeCommand,
   onLoadCore,
   pinning,
@@ -71,7 +72,7 @@ function peakRssMb(pid: number | undefined): number {
 async function runCli(
   cliArgs: string[],
   env: Record<string, string>,
-): Promise<{ seconds: number; peakMb: number; stderr: string }> {
+): Promise<{ seconds: number; peakMb: number; cpu: number; stderr: string }> {
   const [command, commandArgs] = nodeCommand(pinning?.server ?? '', [CLI, ...cliArgs]);
   const started = performance.now();
   const child = spawn(command, commandArgs, {
@@ -83,18 +84,22 @@ async function runCli(
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
   const exited = once(child, 'close');
   let peakMb = Number.NaN;
+  let cpu = Number.NaN;
   let done = false;
   void exited.then(() => (done = true));
   // Under taskset the pid is taskset's until it execs node: the same pid, so /proc follows.
   while (!done) {
     const now = peakRssMb(child.pid);
     if (!Number.isNaN(now)) peakMb = Number.isNaN(peakMb) ? now : Math.max(peakMb, now);
+    // The last reading before it exits: at most 20 ms of its CPU time is missed.
+    const used = cpuSeconds(child.pid);
+    if (!Number.isNaN(used)) cpu = used;
     await sleep(20);
   }
   const seconds = (performance.now() - started) / 1000;
   if (child.exitCode !== 0)
     throw new Error(`${cliArgs.join(' ')} exited ${child.exitCode}: ${stderr}`);
-  return { seconds, peakMb, stderr };
+  return { seconds, peakMb, cpu, stderr };
 }
 
 const lines: string[] = [];
@@ -122,9 +127,13 @@ async function main(): Promise<void> {
     size: number;
     importRate: number;
     importMb: number;
+    importCpuUs: number;
     exportRate: number;
     exportMb: number;
   }[] = [];
+  /** CPU µs per plant of the CLI and redis-server together. */
+  const cpuUs = (cli: number, redisBefore: number, size: number) =>
+    ((cli + cpuSeconds(redis.pid) - redisBefore) / size) * 1e6;
   try {
     for (const size of SIZES) {
       const file = join(dir, `in-${size}.ndjson`);
@@ -134,20 +143,25 @@ async function main(): Promise<void> {
         REDIS_URL: redis.url,
         PLANT_STORE_REDIS_PREFIX: `bench-migrate-${size}:`,
       };
+      const redisBefore = cpuSeconds(redis.pid);
       const imported = await runCli(['import', '--input', file], env);
+      const importCpuUs = cpuUs(imported.cpu, redisBefore, size);
+      const redisBeforeExport = cpuSeconds(redis.pid);
       if (!imported.stderr.includes(`imported ${size} plants`)) throw new Error(imported.stderr);
       const exported = await runCli(['export', '--output', join(dir, `out-${size}.ndjson`)], env);
       if (!exported.stderr.includes(`exported ${size} plants`)) throw new Error(exported.stderr);
+      const exportCpuUs = cpuUs(exported.cpu, redisBeforeExport, size);
       const row = {
         size,
         importRate: size / imported.seconds,
         importMb: imported.peakMb,
+        importCpuUs,
         exportRate: size / exported.seconds,
         exportMb: exported.peakMb,
       };
       rows.push(row);
       print(
-        `${size} plants (${TENANTS} tenants): import ${imported.seconds.toFixed(1)} s, ${Math.round(row.importRate)} plants/s, peak RSS ${row.importMb.toFixed(0)} MB; export ${exported.seconds.toFixed(1)} s, ${Math.round(row.exportRate)} plants/s, peak RSS ${row.exportMb.toFixed(0)} MB`,
+        `${size} plants (${TENANTS} tenants): import ${imported.seconds.toFixed(1)} s, ${Math.round(row.importRate)} plants/s, peak RSS ${row.importMb.toFixed(0)} MB, ${importCpuUs.toFixed(1)} CPU µs/plant; export ${exported.seconds.toFixed(1)} s, ${Math.round(row.exportRate)} plants/s, peak RSS ${row.exportMb.toFixed(0)} MB, ${exportCpuUs.toFixed(1)} CPU µs/plant (CLI and redis-server)`,
       );
       rmSync(file);
       rmSync(join(dir, `out-${size}.ndjson`));
@@ -165,14 +179,18 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn',
     });
     let post: LoadResult;
+    let postCpuUs: number;
     try {
       await ask<LoadResult>({ kind: 'post', url: service.url, connections: 50, duration: 1 });
+      const before = cpuSeconds(service.child.pid) + cpuSeconds(redis.pid);
       post = await ask<LoadResult>({
         kind: 'post',
         url: service.url,
         connections: 50,
         duration: POST_SECONDS,
       });
+      const used = cpuSeconds(service.child.pid) + cpuSeconds(redis.pid) - before;
+      postCpuUs = (used / post.requests) * 1e6;
     } finally {
       await stopServer(service);
       stop();
@@ -186,7 +204,8 @@ async function main(): Promise<void> {
     const last = rows[rows.length - 1]!;
     print();
     print(
-      `bench-migrate: import/POST ${(last.importRate / post.rps).toFixed(1)}x at ${last.size}, ${(first.importRate / post.rps).toFixed(1)}x at ${first.size}; ` +
+      `bench-migrate: import/POST ${(last.importRate / post.rps).toFixed(1)}x at ${last.size}, ${(first.importRate / post.rps).toFixed(1)}x at ${first.size} (plants/s); ` +
+        `per CPU-second ${(postCpuUs / last.importCpuUs).toFixed(1)}x at ${last.size}; ` +
         `peak RSS ${last.size}/${first.size}: import ${(last.importMb / first.importMb).toFixed(2)}x, export ${(last.exportMb / first.exportMb).toFixed(2)}x`,
     );
   } finally {

@@ -37,6 +37,15 @@ const COMMON_PLANT =
   /^[ \t\n\r]*\{[ \t\n\r]*"id"[ \t\n\r]*:[ \t\n\r]*(-?(?:0|[1-9][0-9]{0,19}))[ \t\n\r]*,[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*(?:,[ \t\n\r]*"tag"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*)?\}[ \t\n\r]*$/;
 
 /**
+ * A plant line as `plant-store export` writes it: `{"tenant":"...","id":<integer>,"name":"...",
+ * "tag":"..."}` (`tag` optional), no whitespace, strings without escapes: read by this expression
+ * into what the full parse gives, at a fraction of its cost; any other line takes the full parse.
+ */
+const EXPORT_LINE =
+  // eslint-disable-next-line no-control-regex -- C0 controls are exactly what a JSON string must escape
+  /^\{"tenant":"([^"\\\u0000-\u001f]*)","id":(-?(?:0|[1-9][0-9]{0,19})),"name":"([^"\\\u0000-\u001f]*)"(?:,"tag":"([^"\\\u0000-\u001f]*)")?\}$/;
+
+/**
  * Parses JSON text exactly: integers become bigints (never a double), other numbers NaN. Throws
  * the parser's SyntaxError on text that is not JSON, a RangeError when nested too deeply. Used by
  * the HTTP body reader and the plant import, so that both read a plant alike.
@@ -46,6 +55,13 @@ export function parseExactJson(text: string): unknown {
   if (common !== null) {
     const [, id, name, tag] = common;
     return tag === undefined ? { id: BigInt(id!), name } : { id: BigInt(id!), name, tag };
+  }
+  const line = EXPORT_LINE.exec(text);
+  if (line !== null) {
+    const [, tenant, id, name, tag] = line;
+    return tag === undefined
+      ? { tenant, id: BigInt(id!), name }
+      : { tenant, id: BigInt(id!), name, tag };
   }
   return parse(text, null, parseNumber);
 }

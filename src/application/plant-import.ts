@@ -57,6 +57,9 @@ export class ImportRefused extends Error {
 
 type Entry = { line: number; plant: StoredPlant };
 
+/** Batches written at once at most. */
+const IN_FLIGHT = 4;
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** The line's text, or undefined when it is not UTF-8 or too long. */
@@ -127,15 +130,9 @@ export async function importPlants(
   const ids = new Set<bigint>();
   let endAt: number | undefined;
 
-  const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const outcomes = await store.importBatch(
-      tenant,
-      batch.map((entry) => entry.plant),
-      policy === 'overwrite',
-    );
-    outcomes.forEach((outcome: ImportOutcome, i) => {
-      const { line, plant } = batch[i]!;
+  const count = (entries: Entry[], of: string, outcomes: ImportOutcome[]): void => {
+    outcomes.forEach((outcome, i) => {
+      const { line, plant } = entries[i]!;
       if (outcome === 'stored') summary.imported++;
       else if (outcome === 'present') summary.present++;
       else if (outcome === 'replaced') summary.replaced++;
@@ -144,7 +141,7 @@ export async function importPlants(
         problem(
           line,
           'conflict',
-          `tenant ${JSON.stringify(tenant)} holds plant ${plant.id} with other content`,
+          `tenant ${JSON.stringify(of)} holds plant ${plant.id} with other content`,
         );
         if (policy === 'fail') summary.stopped = 'conflict';
       } else {
@@ -152,13 +149,42 @@ export async function importPlants(
         problem(
           line,
           'plant-quota-reached',
-          `tenant ${JSON.stringify(tenant)} holds its quota; plant ${plant.id} refused`,
+          `tenant ${JSON.stringify(of)} holds its quota; plant ${plant.id} refused`,
         );
       }
     });
+    options.onProgress?.(summary);
+  };
+  // Up to IN_FLIGHT batches are written while the next is read and checked, so that neither the
+  // store's round trip nor the parsing waits for the other. A store keeps the order of one
+  // connection's writes; a repeated id is sent in a later batch than its first (see ids).
+  const inFlight: Promise<void>[] = [];
+  const settle = async (all: boolean): Promise<void> => {
+    const waiting = all ? inFlight.splice(0) : inFlight.splice(0, 1);
+    const settled = await Promise.allSettled(waiting);
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed === undefined) return;
+    // Nothing is left behind unawaited when a write fails: the rest settle before the error.
+    await Promise.allSettled(inFlight.splice(0));
+    throw failed.reason;
+  };
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const entries = batch;
+    const of = tenant;
     batch = [];
     ids.clear();
-    options.onProgress?.(summary);
+    const write = store
+      .importBatch(
+        of,
+        entries.map((entry) => entry.plant),
+        policy === 'overwrite',
+      )
+      .then((outcomes) => count(entries, of, outcomes));
+    // Awaited by settle; until then a rejection must not count as unhandled.
+    write.catch(() => {});
+    inFlight.push(write);
+    if (inFlight.length >= IN_FLIGHT) await settle(false);
   };
 
   const iterator = lines[Symbol.asyncIterator]();
@@ -207,6 +233,7 @@ export async function importPlants(
   }
   if (summary.stopped === undefined && !options.signal?.aborted) await flush();
   else if (summary.stopped === 'errors') await flush();
+  await settle(true);
   if (options.signal?.aborted && summary.stopped === undefined) summary.stopped = 'interrupted';
   await iterator.return?.();
   return summary;

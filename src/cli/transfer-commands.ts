@@ -197,7 +197,7 @@ export async function importCommand(
   let bytes = 0;
   let printed = 0;
   let summary: ImportSummary;
-  let lines = 0;
+  let done = 0;
   try {
     summary = await importPlants(
       store.plants,
@@ -212,7 +212,7 @@ export async function importCommand(
             io.err(`plant-store: line ${line}: ${code}: ${reason}`);
         },
         onProgress: (so) => {
-          lines = so.lines;
+          done = so.imported + so.present + so.replaced;
           meter('imported', so.lines, size ? bytes / size : undefined);
         },
       },
@@ -224,7 +224,7 @@ export async function importCommand(
     }
     if (isPlantError(error)) {
       io.err(
-        `plant-store: ${error.message}; the plants before line ${lines + 2} are imported: rerun the import to finish`,
+        `plant-store: ${error.message} after ${done} plants were imported or found present; rerun the import to finish`,
       );
       return EXIT.failure;
     }
