@@ -151,6 +151,23 @@ export function describePlantQuotaContract(
       expect(await outbox!.size(tenant)).to.equal(0);
     });
 
+    it('when two imports of the same plants race, then the count stays exact: the quota still holds one more', async function () {
+      const reason = racesPassQuota?.();
+      if (reason !== undefined) {
+        console.warn(`    skipped on ${name}: ${reason}`);
+        return this.skip();
+      }
+      const plants = [plant(1n), plant(2n)];
+
+      await Promise.all([
+        store.importBatch(tenant, plants, false),
+        store.importBatch(tenant, plants, false),
+      ]);
+
+      expect(await store.insert(tenant, plant(3n))).to.equal(true);
+      expect(await outcome(store.insert(tenant, plant(4n)))).to.equal('plant-quota-reached');
+    });
+
     it('when 20 inserts of distinct ids race on an empty tenant, then exactly the quota is stored', async function () {
       const reason = racesPassQuota?.();
       if (reason !== undefined) {

@@ -293,6 +293,20 @@ export function describePlantStoreContract(name: string, harness: StoreHarness):
       expect(await store.list(tenant, undefined, 10)).to.have.length(3);
     });
 
+    it('when two imports of the same batch race, then each plant is stored once and found present by the other', async () => {
+      const plants = [plant(1n), plant(2n), plant(3n, 'x')];
+
+      const [first, second] = await Promise.all([
+        store.importBatch(tenant, plants, false),
+        store.importBatch(tenant, plants, false),
+      ]);
+
+      for (const [i] of plants.entries()) {
+        expect([first![i], second![i]].sort()).to.deep.equal(['present', 'stored']);
+      }
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal(plants);
+    });
+
     it('when an empty batch is imported, then nothing happens', async () => {
       expect(await store.importBatch(tenant, [], true)).to.deep.equal([]);
       expect(await tenantsOf(tenant, 10)).to.deep.equal([]);
