@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -182,6 +182,28 @@ describe('plant-store export and import (the CLI as a process)', function () {
     } finally {
       client.disconnect();
     }
+  });
+
+  it('when an export to a file gets SIGINT, then it exits 130 and leaves neither the file nor its temporary', async () => {
+    const input = await put('to-export.ndjson', bigExport('export-me', 150_000));
+    const imported = await cli(['import', '--input', input], redisEnv());
+    expect(imported.code, imported.stderr).to.equal(0);
+    const output = join(dir, `${count}-interrupted-export.ndjson`);
+
+    const running = startProgram([...CLI, 'export', '--output', output], redisEnv());
+    while (
+      !(await readdir(dir)).some((name) => name.startsWith(`${count}-interrupted-export.ndjson.`))
+    ) {
+      await sleep(5);
+    }
+    running.kill('SIGINT');
+    const stopped = await running.outcome;
+
+    expect(stopped.code, stopped.stderr).to.equal(130);
+    expect(stopped.stderr).to.include('export interrupted');
+    expect(
+      (await readdir(dir)).filter((name) => name.includes('interrupted-export')),
+    ).to.deep.equal([]);
   });
 
   it('when the store goes away mid-import, then the import says so (exit 1) and a rerun completes', async function () {
