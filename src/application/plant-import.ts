@@ -20,7 +20,7 @@ export interface ImportProblem {
 export interface ImportOptions {
   /** Reads a line's JSON exactly, integers as bigint (never JSON.parse, which rounds ids). */
   parseJson(text: string): unknown;
-  /** Default 'fail': stop after the batch that met the first conflict. */
+  /** Default 'fail': stop after the batch that met the first conflict (and those in flight with it). */
   onConflict?: ConflictPolicy;
   /** Bad lines taken before the import stops (default 0: stops at the first). */
   maxErrors?: number;

@@ -152,7 +152,9 @@ export async function exportCommand(
   } catch (error) {
     if (!signal.aborted) throw error;
     io.err(
-      `plant-store: export interrupted; ${values.output ?? 'stdout'} holds no end line, so import refuses it as cut short`,
+      values.output === undefined
+        ? 'plant-store: export interrupted; what stdout got has no end line, so import refuses it as cut short'
+        : `plant-store: export interrupted; ${values.output} was not written`,
     );
     return EXIT.interrupted;
   } finally {
