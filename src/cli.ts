@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// The `plant-store` command: `serve` goes to src/composition/serve.ts, `tokens` and `webhooks` to
-// their administration, each resolved from the container's modules.
+// The `plant-store` command: `serve` goes to src/composition/serve.ts; `tokens`, `webhooks`,
+// `export` and `import` to what they use, each resolved from the container's modules.
 import { consoleIo, runCli } from './cli/run-cli.js';
 
 // Loaded on demand, so that `--help` and a bad command line load neither Koa nor inversify, and
-// the administration commands load no Koa.
+// the other commands load no Koa.
 const administration = () => import('./composition/open-administration.js');
 
 process.exitCode = await runCli(process.argv.slice(2), process.env, consoleIo, {
@@ -13,4 +13,5 @@ process.exitCode = await runCli(process.argv.slice(2), process.env, consoleIo, {
     (await administration()).openTokenAdministration(config),
   openWebhookAdministration: async (config) =>
     (await administration()).openWebhookAdministration(config),
+  openPlantStore: async (config) => (await administration()).openPlantStore(config),
 });

@@ -11,12 +11,29 @@ export {
 } from './domain/plant-id.js';
 export {
   parseNewPlant,
+  samePlant,
   toPlant,
   type NewPlant,
   type Plant,
   type StoredPlant,
 } from './domain/plant.js';
+export { compareTenants } from './domain/tenant.js';
 export { DEFAULT_LIMIT, MAX_LIMIT, PlantService } from './application/plant-service.js';
+export {
+  EXPORT_FORMAT,
+  EXPORT_VERSION,
+  exportPlants,
+  type ExportOptions,
+} from './application/plant-export.js';
+export {
+  ImportRefused,
+  importPlants,
+  MAX_LINE_BYTES,
+  type ConflictPolicy,
+  type ImportOptions,
+  type ImportProblem,
+  type ImportSummary,
+} from './application/plant-import.js';
 export {
   TokenRequestError,
   type ManagedToken,
@@ -35,7 +52,7 @@ export type {
 // from this entry (or the root) alone.
 export type { Logger } from './ports/logger.js';
 export type { PlantEvents } from './ports/plant-events.js';
-export type { PlantStore } from './ports/plant-store.js';
+export type { ImportOutcome, PlantStore } from './ports/plant-store.js';
 export type { PlantPage, PlantUseCases } from './ports/plant-use-cases.js';
 export type { Storage } from './ports/storage.js';
 export type { IssuedToken, Revocation, TokenAdministration } from './ports/token-administration.js';

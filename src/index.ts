@@ -33,6 +33,9 @@ export { createLogger } from './adapters/logger.js';
 export { MemoryTokenStore } from './adapters/storage/memory/memory-token-store.js';
 export { FileTokenStore } from './adapters/storage/file/file-token-store.js';
 export { openStorage, type StorageDeps } from './composition/open-storage.js';
+// The exact reader importPlants needs (`parseJson`), and the line splitter for a byte stream.
+export { parseExactJson } from './adapters/exact-json.js';
+export { readLines } from './adapters/transfer/ndjson-lines.js';
 export { StorageOpenError } from './adapters/storage/storage-open-error.js';
 export {
   buildContainer,

@@ -7,6 +7,10 @@ export const EXIT = {
   usage: 2,
   /** `tokens revoke` found no token with that id. */
   notFound: 3,
+  /** `import` did not take every plant: bad lines, a conflict under fail, quota, a file cut short. */
+  incomplete: 4,
+  /** `export` or `import` stopped by Ctrl-C (128 + SIGINT). */
+  interrupted: 130,
 } as const;
 
 /** A refusal of the command line; the CLI prints its message and exits 2. */

@@ -16,6 +16,13 @@ import {
   type Io,
 } from './token-commands.js';
 import { runWebhookCommand } from './webhook-commands.js';
+import {
+  EXPORT_HELP,
+  exportCommand,
+  IMPORT_HELP,
+  importCommand,
+  type OpenPlantStore,
+} from './transfer-commands.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
@@ -30,6 +37,8 @@ export interface CliApplication {
   openWebhookAdministration?(
     config: Config,
   ): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>;
+  /** Opens the configured storage's plant store (absent: no `export` and `import` commands). */
+  openPlantStore?: OpenPlantStore;
 }
 
 /** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
@@ -44,13 +53,15 @@ Commands:
   serve     run the HTTP service (configured by the environment; see docs/operations.md)
   tokens    create, list and revoke managed API tokens
   webhooks  add, list, remove and rotate webhook subscriptions (docs/webhooks.md)
+  export    write every plant as NDJSON, to stdout or a file (docs/operations.md)
+  import    read an export into the configured storage
 
 Options:
   -h, --help     show this help (also: plant-store <command> --help)
   -v, --version  print the version
 
 Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad command line,
-3 token or webhook not found.`;
+3 token or webhook not found, 4 import did not take every plant, 130 interrupted.`;
 
 const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
 
@@ -68,12 +79,21 @@ const COMMANDS = {
   revoke: { run: revokeToken, help: REVOKE_HELP },
 } as const;
 
+const TRANSFERS = {
+  export: { run: exportCommand, help: EXPORT_HELP },
+  import: { run: importCommand, help: IMPORT_HELP },
+} as const;
+
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
 
 /** The process's stdout and stderr, a line at a time. */
 export const consoleIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  // Progress only for a person at a terminal: a log or a pipe gets the summary line alone.
+  ...(process.stderr.isTTY && {
+    progress: (line: string) => process.stderr.write(`\r\x1b[K${line}`),
+  }),
 };
 
 /** Runs one command line; resolves its exit code (`serve` resolves once the server serves: its storage open). */
@@ -109,6 +129,11 @@ export async function runCli(
     if (command === 'webhooks' && application.openWebhookAdministration) {
       return await runWebhookCommand(rest, env, io, application.openWebhookAdministration);
     }
+    const transfer = TRANSFERS[command as keyof typeof TRANSFERS];
+    if (Object.hasOwn(TRANSFERS, command) && application.openPlantStore) {
+      if (wantsHelp(rest)) return help(io, transfer.help);
+      return await transfer.run(rest, env, io, application.openPlantStore);
+    }
     if (command !== 'tokens') throw new UsageError(`unknown command "${command}"`);
     const [sub, ...args] = rest;
     if (sub === undefined || sub === '--help' || sub === '-h') {
@@ -132,7 +157,8 @@ export async function runCli(
     const known = command === 'tokens' && Object.hasOwn(COMMANDS, rest[0] ?? '');
     const usage = known
       ? `tokens ${rest[0]}`
-      : command === 'tokens' || command === 'webhooks' || command === 'serve'
+      : command !== undefined &&
+          ['tokens', 'webhooks', 'serve', 'export', 'import'].includes(command)
         ? command
         : '';
     return failure(error, io, usage, command === 'serve');

@@ -9,6 +9,8 @@ import { parseOptions } from './parse-options.js';
 export interface Io {
   out(line: string): void;
   err(line: string): void;
+  /** Rewrites one status line (empty: clears it); present only when stderr is a terminal. */
+  progress?(line: string): void;
 }
 
 export const TOKENS_HELP = `Usage: plant-store tokens <command> [options]

@@ -1,6 +1,7 @@
 import { Container } from 'inversify';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../ports/logger.js';
+import type { PlantStore } from '../ports/plant-store.js';
 import type { Storage } from '../ports/storage.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
@@ -81,4 +82,17 @@ export async function openWebhookAdministration(
     return container.get(TYPES.WebhookAdministration);
   });
   return { webhookAdministration: open.administration, close: open.close };
+}
+
+/**
+ * `plant-store export` and `import`: the configured storage's plant store (observed, as `serve`
+ * binds it); no HTTP and no webhook delivery (an import records no event).
+ */
+export async function openPlantStore(
+  config: Config,
+  configure?: (container: Container) => void,
+): Promise<{ plants: PlantStore; close(): Promise<void> }> {
+  const container = buildAdministrationContainer(config, configure);
+  const open = await resolveOpen(container, () => container.get(TYPES.PlantStore));
+  return { plants: open.administration, close: open.close };
 }

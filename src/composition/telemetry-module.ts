@@ -8,7 +8,15 @@ import type { PlantStore } from '../ports/plant-store.js';
 import type { TokenStore } from '../ports/token-store.js';
 import { optional, TYPES } from './identifiers.js';
 
-const PLANT_STORE_CALLS = ['insert', 'list', 'delete', 'ping'] as const;
+// Every method of the port: the decorated store is all the service gets (a test holds them equal).
+export const PLANT_STORE_CALLS = [
+  'insert',
+  'list',
+  'delete',
+  'tenants',
+  'importBatch',
+  'ping',
+] as const satisfies readonly (keyof PlantStore)[];
 const TOKEN_STORE_CALLS = ['create', 'find', 'list', 'revoke', 'markUsed', 'ping'] as const;
 
 /** What watches the stores' calls, from the container (metrics and tracer only when bound). */

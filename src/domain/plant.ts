@@ -76,3 +76,7 @@ export function parseNewPlant(candidate: unknown): StoredPlant {
   if (input.tag === undefined) return { id, name };
   return { id, name, tag: checkText('tag', input.tag, 0, TAG_MAX) };
 }
+
+/** Whether two plants hold the same content (name, and tag or its absence); ids are not compared. */
+export const samePlant = (a: StoredPlant, b: StoredPlant): boolean =>
+  a.name === b.name && a.tag === b.tag;

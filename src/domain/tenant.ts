@@ -39,3 +39,22 @@ export function checkTenant(tenant: unknown): string | undefined {
 
 /** Whether `tenant` is a tenant under `checkTenant`. */
 export const isTenant = (tenant: unknown): tenant is string => checkTenant(tenant) === undefined;
+
+/**
+ * The one order of tenants every store lists them in: by code point, which is UTF-8 byte order
+ * (MongoDB's and Redis's) and differs from `<` on UTF-16 above U+FFFF.
+ */
+export function compareTenants(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // A surrogate (U+D800-DFFF) stands for a code point above U+FFFF: it sorts after U+E000-FFFF.
+    const surrogateX = x >= 0xd800 && x <= 0xdfff;
+    const surrogateY = y >= 0xd800 && y <= 0xdfff;
+    if (surrogateX !== surrogateY) return surrogateX ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
+}

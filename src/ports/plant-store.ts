@@ -3,6 +3,13 @@ import type { StoredPlant } from '../domain/plant.js';
 import type { PlantEvent } from '../domain/webhook.js';
 
 /**
+ * What a batched import did with one plant: `stored` (new), `present` (the tenant holds it with the
+ * same content), `replaced` (held with other content, overwritten), `conflict` (held with other
+ * content, kept), `quota` (refused: the tenant holds its quota).
+ */
+export type ImportOutcome = 'stored' | 'present' | 'replaced' | 'conflict' | 'quota';
+
+/**
  * Driven port: where plants are kept, per tenant. Implementations translate their outages into a
  * `storage-unavailable` PlantError and must never leave a half-written plant behind. Its connection
  * belongs to the Storage that opened it (ports/storage.ts), which closes it.
@@ -17,6 +24,17 @@ export interface PlantStore {
   list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]>;
   /** Removes the plant; resolves false when the tenant has none with that id. */
   delete(tenant: string, id: PlantId): Promise<boolean>;
+  /** Resolves at most `limit` tenants holding plants, above `after` (from the first when undefined), in code-point order (compareTenants). */
+  tenants(after: string | undefined, limit: number): Promise<string[]>;
+  /**
+   * Imports a batch of one tenant's plants (distinct ids) in one write, within the quota and
+   * recording no event; resolves one outcome per plant, in order. `overwrite` replaces conflicts.
+   */
+  importBatch(
+    tenant: string,
+    plants: readonly StoredPlant[],
+    overwrite: boolean,
+  ): Promise<ImportOutcome[]>;
   /** Resolves when the store answers; rejects with a `storage-unavailable` PlantError otherwise. */
   ping(): Promise<void>;
 }

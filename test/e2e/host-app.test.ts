@@ -46,6 +46,9 @@ function storeWithAnOutage(): PlantStore {
       tenant === 'down' ? down() : store.insert(tenant, plant, event),
     list: (tenant, after, limit) => (tenant === 'down' ? down() : store.list(tenant, after, limit)),
     delete: (tenant, id) => (tenant === 'down' ? down() : store.delete(tenant, id)),
+    tenants: (after, limit) => store.tenants(after, limit),
+    importBatch: (tenant, plants, overwrite) =>
+      tenant === 'down' ? down() : store.importBatch(tenant, plants, overwrite),
     ping: () => store.ping(),
   };
 }
@@ -246,6 +249,8 @@ describe('the container as the embedding seam', () => {
         insert: () => Promise.reject(new Error('a bug in the host store')),
         list: () => Promise.reject(new Error('a bug in the host store')),
         delete: () => Promise.resolve(false),
+        tenants: () => Promise.resolve([]),
+        importBatch: () => Promise.reject(new Error('a bug in the host store')),
         ping: () => Promise.resolve(),
       });
     });

@@ -94,6 +94,34 @@ export async function runProgram(
   return { code: child.exitCode, stdout, stderr };
 }
 
+/** A program started without waiting for its end: signal it, then await its outcome. */
+export interface RunningProgram {
+  /** Resolves once it has exited (with code null when a signal ended it). */
+  readonly outcome: Promise<{
+    code: number | null;
+    signal: string | null;
+    stdout: string;
+    stderr: string;
+  }>;
+  kill(signal: NodeJS.Signals): void;
+}
+
+/** Starts a program (`[...CLI, 'import', ...]`) as runProgram does, returning at once. */
+export function startProgram(command: string[], env: Record<string, string> = {}): RunningProgram {
+  const child = spawnProgram(command, env);
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+  const outcome = closed(child).then(() => ({
+    code: child.exitCode,
+    signal: child.signalCode,
+    stdout,
+    stderr,
+  }));
+  return { outcome, kill: (signal) => child.kill(signal) };
+}
+
 /** How to start a service process beyond its environment. */
 export interface StartOptions {
   /** Runs node through this program, e.g. `['taskset', '-c', '0']`. */

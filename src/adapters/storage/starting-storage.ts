@@ -3,7 +3,7 @@ import type { ManagedToken } from '../../domain/managed-token.js';
 import type { PlantId } from '../../domain/plant-id.js';
 import type { StoredPlant } from '../../domain/plant.js';
 import type { PlantEvent, SubscriptionPatch, WebhookSubscription } from '../../domain/webhook.js';
-import type { PlantStore } from '../../ports/plant-store.js';
+import type { ImportOutcome, PlantStore } from '../../ports/plant-store.js';
 import type { Storage } from '../../ports/storage.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
@@ -54,6 +54,16 @@ class StartingPlantStore implements PlantStore {
   }
   delete(tenant: string, id: PlantId): Promise<boolean> {
     return this.storage.current?.plants.delete(tenant, id) ?? starting();
+  }
+  tenants(after: string | undefined, limit: number): Promise<string[]> {
+    return this.storage.current?.plants.tenants(after, limit) ?? starting();
+  }
+  importBatch(
+    tenant: string,
+    plants: readonly StoredPlant[],
+    overwrite: boolean,
+  ): Promise<ImportOutcome[]> {
+    return this.storage.current?.plants.importBatch(tenant, plants, overwrite) ?? starting();
   }
   ping(): Promise<void> {
     return this.storage.current?.plants.ping() ?? starting();

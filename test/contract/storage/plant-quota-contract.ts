@@ -108,6 +108,66 @@ export function describePlantQuotaContract(
       expect(await outbox!.size(tenant)).to.equal(MAX);
     });
 
+    it('when a batch passes the quota, then plants beyond it are refused as quota, present ones still count as present', async () => {
+      await store.insert(tenant, plant(1n));
+
+      const outcomes = await store.importBatch(
+        tenant,
+        [plant(1n), plant(2n), plant(3n), plant(4n), plant(5n)],
+        false,
+      );
+
+      expect(outcomes).to.deep.equal(['present', 'stored', 'stored', 'quota', 'quota']);
+      expect((await store.list(tenant, undefined, 10)).map((p) => p.id)).to.deep.equal([
+        1n,
+        2n,
+        3n,
+      ]);
+      expect(await outcome(store.insert(tenant, plant(9n)))).to.equal('plant-quota-reached');
+      expect(await store.delete(tenant, 3n)).to.equal(true);
+      expect(await store.importBatch(tenant, [plant(8n), plant(9n)], false)).to.deep.equal([
+        'stored',
+        'quota',
+      ]);
+    });
+
+    it('when a subscribed tenant imports a batch, then no event is recorded (a migration is not a create)', async () => {
+      const { webhooks, outbox } = storage!;
+      await webhooks!.add({
+        id: `wh_${randomBytes(8).toString('hex')}`,
+        tenant,
+        url: 'https://receiver.example/hooks',
+        secret: `whsec_${randomBytes(32).toString('base64')}`,
+        events: ['plant.created'],
+        enabled: true,
+        createdAt: new Date(),
+        health: { failures: 0 },
+      });
+
+      expect(await store.importBatch(tenant, [plant(1n), plant(2n)], false)).to.deep.equal([
+        'stored',
+        'stored',
+      ]);
+      expect(await outbox!.size(tenant)).to.equal(0);
+    });
+
+    it('when two imports of the same plants race, then the count stays exact: the quota still holds one more', async function () {
+      const reason = racesPassQuota?.();
+      if (reason !== undefined) {
+        console.warn(`    skipped on ${name}: ${reason}`);
+        return this.skip();
+      }
+      const plants = [plant(1n), plant(2n)];
+
+      await Promise.all([
+        store.importBatch(tenant, plants, false),
+        store.importBatch(tenant, plants, false),
+      ]);
+
+      expect(await store.insert(tenant, plant(3n))).to.equal(true);
+      expect(await outcome(store.insert(tenant, plant(4n)))).to.equal('plant-quota-reached');
+    });
+
     it('when 20 inserts of distinct ids race on an empty tenant, then exactly the quota is stored', async function () {
       const reason = racesPassQuota?.();
       if (reason !== undefined) {

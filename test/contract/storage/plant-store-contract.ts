@@ -192,6 +192,126 @@ export function describePlantStoreContract(name: string, harness: StoreHarness):
       expect(await store.list(tenant, undefined, 0)).to.deep.equal([]);
     });
 
+    /** Every tenant above `after` whose name starts with `prefix`, paging `limit` at a time. */
+    const tenantsOf = async (prefix: string, limit: number): Promise<string[]> => {
+      const seen: string[] = [];
+      let after: string | undefined = prefix;
+      for (;;) {
+        const page = await store.tenants(after, limit);
+        expect(page.length).to.be.at.most(limit);
+        if (page.length === 0) return seen;
+        seen.push(...page.filter((t) => t.startsWith(prefix)));
+        after = page[page.length - 1];
+      }
+    };
+
+    it('when tenants hold plants, then tenants pages through them in code-point order, without emptied ones', async () => {
+      // UTF-16 order would put the astral 🌵 before U+E000; code-point (UTF-8 byte) order after it.
+      const names = ['-\u{E000}', '-🌵', '-a', '-é', '-{b}:*', '-gone'].map((n) => tenant + n);
+      for (const name of shuffled(names)) await store.insert(name, plant(1n));
+      await store.delete(`${tenant}-gone`, 1n);
+
+      const listed = await tenantsOf(tenant, 2);
+
+      expect(listed).to.deep.equal([
+        `${tenant}-a`,
+        `${tenant}-{b}:*`,
+        `${tenant}-é`,
+        `${tenant}-\u{E000}`,
+        `${tenant}-🌵`,
+      ]);
+    });
+
+    it('when a batch is imported into an empty tenant, then every plant is stored exactly', async () => {
+      const plants = shuffled(EDGE_IDS).map((id, i) =>
+        plant(id, i % 2 === 0 ? undefined : `t${i}`),
+      );
+
+      const outcomes = await store.importBatch(tenant, plants, false);
+
+      expect(outcomes).to.deep.equal(plants.map(() => 'stored'));
+      const listed = await store.list(tenant, undefined, 100);
+      expect(listed).to.deep.equal([...plants].sort((a, b) => (a.id < b.id ? -1 : 1)));
+    });
+
+    it('when a batch meets held plants, then each is present (same content) or a conflict (kept), the rest stored', async () => {
+      await store.insert(tenant, { id: 1n, name: 'same', tag: 'x' });
+      await store.insert(tenant, { id: 2n, name: 'held' });
+      await store.insert(tenant, { id: 3n, name: 'tagged', tag: '' });
+
+      const outcomes = await store.importBatch(
+        tenant,
+        [
+          { id: 1n, name: 'same', tag: 'x' },
+          { id: 2n, name: 'other' },
+          { id: 3n, name: 'tagged' },
+          { id: 4n, name: 'new' },
+        ],
+        false,
+      );
+
+      expect(outcomes).to.deep.equal(['present', 'conflict', 'conflict', 'stored']);
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal([
+        { id: 1n, name: 'same', tag: 'x' },
+        { id: 2n, name: 'held' },
+        { id: 3n, name: 'tagged', tag: '' },
+        { id: 4n, name: 'new' },
+      ]);
+    });
+
+    it('when a batch overwrites, then conflicts are replaced (a tag dropped too) and same plants stay present', async () => {
+      await store.insert(tenant, { id: 1n, name: 'same' });
+      await store.insert(tenant, { id: 2n, name: 'old', tag: 'gone' });
+
+      const outcomes = await store.importBatch(
+        tenant,
+        [
+          { id: 1n, name: 'same' },
+          { id: 2n, name: 'new' },
+        ],
+        true,
+      );
+
+      expect(outcomes).to.deep.equal(['present', 'replaced']);
+      const listed = await store.list(tenant, undefined, 10);
+      expect(listed).to.deep.equal([
+        { id: 1n, name: 'same' },
+        { id: 2n, name: 'new' },
+      ]);
+      expect(listed[1]).to.not.have.property('tag');
+    });
+
+    it('when the same batch is imported twice, then the second finds every plant present', async () => {
+      const plants = [plant(2n ** 53n + 1n), plant(MIN_PLANT_ID, '🌱'), plant(MAX_PLANT_ID)];
+      await store.importBatch(tenant, plants, false);
+
+      expect(await store.importBatch(tenant, plants, false)).to.deep.equal([
+        'present',
+        'present',
+        'present',
+      ]);
+      expect(await store.list(tenant, undefined, 10)).to.have.length(3);
+    });
+
+    it('when two imports of the same batch race, then each plant is stored once and found present by the other', async () => {
+      const plants = [plant(1n), plant(2n), plant(3n, 'x')];
+
+      const [first, second] = await Promise.all([
+        store.importBatch(tenant, plants, false),
+        store.importBatch(tenant, plants, false),
+      ]);
+
+      for (const [i] of plants.entries()) {
+        expect([first![i], second![i]].sort()).to.deep.equal(['present', 'stored']);
+      }
+      expect(await store.list(tenant, undefined, 10)).to.deep.equal(plants);
+    });
+
+    it('when an empty batch is imported, then nothing happens', async () => {
+      expect(await store.importBatch(tenant, [], true)).to.deep.equal([]);
+      expect(await tenantsOf(tenant, 10)).to.deep.equal([]);
+    });
+
     it('when pinged, then it resolves', async () => {
       await store.ping();
     });

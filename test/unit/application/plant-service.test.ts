@@ -26,6 +26,12 @@ class ArrayPlantStore implements PlantStore {
     if (index >= 0) this.plants.splice(index, 1);
     return index >= 0;
   }
+  async tenants() {
+    return [...new Set(this.plants.map((p) => p.tenant))].sort();
+  }
+  async importBatch(): Promise<never> {
+    throw new Error('the plant service never imports');
+  }
   async ping() {}
   async close() {}
 }

@@ -19,16 +19,33 @@ const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | c
  * symlinked target.)
  */
 export async function writeAtomically(path: string, text: string): Promise<void> {
+  await writeChunksAtomically(path, [text]);
+}
+
+/**
+ * As writeAtomically, for text that arrives in chunks (an export): streamed to the temporary and
+ * renamed at the end, so the file appears whole or not at all; a failure, or `signal` aborting
+ * between chunks, removes the temporary and leaves any earlier file as it was.
+ */
+export async function writeChunksAtomically(
+  path: string,
+  chunks: AsyncIterable<string> | Iterable<string>,
+  signal?: AbortSignal,
+): Promise<void> {
   const temporary = `${path}.${randomBytes(12).toString('hex')}.tmp`;
   const handle = await open(temporary, CREATE_NEW, 0o600);
   try {
     try {
       await handle.chmod(0o600);
-      await handle.writeFile(text);
+      for await (const chunk of chunks) {
+        signal?.throwIfAborted();
+        await handle.write(chunk);
+      }
       await handle.sync();
     } finally {
       await handle.close();
     }
+    signal?.throwIfAborted();
     await rename(temporary, path);
   } catch (error) {
     await unlink(temporary).catch(() => {});

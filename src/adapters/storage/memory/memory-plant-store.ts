@@ -3,9 +3,10 @@ import type sortedBtree from 'sorted-btree';
 import { PlantError } from '../../../domain/errors.js';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
-import type { StoredPlant } from '../../../domain/plant.js';
+import { samePlant, type StoredPlant } from '../../../domain/plant.js';
+import { compareTenants } from '../../../domain/tenant.js';
 import type { PlantEvent } from '../../../domain/webhook.js';
-import type { PlantStore } from '../../../ports/plant-store.js';
+import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { HeapGuard, type HeapStatistics } from './heap-guard.js';
 
 // sorted-btree is CommonJS with its class on `exports.default`, which Node and tsx unwrap differently.
@@ -34,7 +35,8 @@ const heapFull = (): PlantError =>
  * costs O(log n + limit) whatever the store's size. Nothing survives the process.
  */
 export class MemoryPlantStore implements PlantStore {
-  private readonly tenants = new Map<string, Tree>();
+  /** One tree per tenant holding plants. */
+  private readonly trees = new Map<string, Tree>();
   private readonly maxPlants: number;
   private readonly heap: HeapGuard;
 
@@ -49,7 +51,7 @@ export class MemoryPlantStore implements PlantStore {
 
   /** A duplicate resolves false before any limit is looked at; the tree's size is O(1). */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    let tree = this.tenants.get(tenant);
+    let tree = this.trees.get(tenant);
     if (tree?.has(plant.id)) return false;
     if (this.maxPlants > 0 && (tree?.size ?? 0) >= this.maxPlants) {
       throw plantQuotaReached(this.maxPlants);
@@ -57,7 +59,7 @@ export class MemoryPlantStore implements PlantStore {
     if (!this.heap.hasRoom()) throw heapFull();
     if (tree === undefined) {
       tree = new BTree<PlantId, StoredPlant>(undefined, compareIds);
-      this.tenants.set(tenant, tree);
+      this.trees.set(tenant, tree);
     }
     // A private copy, so that the caller's object can change without changing the store.
     if (!tree.setIfNotPresent(plant.id, { ...plant })) return false;
@@ -74,7 +76,7 @@ export class MemoryPlantStore implements PlantStore {
   }
 
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
-    const tree = this.tenants.get(tenant);
+    const tree = this.trees.get(tenant);
     const page: StoredPlant[] = [];
     if (tree === undefined || limit <= 0) return page;
     for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n)) {
@@ -85,11 +87,44 @@ export class MemoryPlantStore implements PlantStore {
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const tree = this.tenants.get(tenant);
+    const tree = this.trees.get(tenant);
     if (tree === undefined || !tree.delete(id)) return false;
     // An emptied tenant's tree would otherwise stay, one per tenant ever seen.
-    if (tree.size === 0) this.tenants.delete(tenant);
+    if (tree.size === 0) this.trees.delete(tenant);
     return true;
+  }
+
+  /** The tenants are a Map: sorting those above `after` is the whole cost, and they are in memory already. */
+  async tenants(after: string | undefined, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const above = [...this.trees.keys()].filter(
+      (tenant) => after === undefined || compareTenants(tenant, after) > 0,
+    );
+    return above.sort(compareTenants).slice(0, limit);
+  }
+
+  /** Synchronous from the first plant to the last, so no other call sees half a batch. */
+  async importBatch(
+    tenant: string,
+    plants: readonly StoredPlant[],
+    overwrite: boolean,
+  ): Promise<ImportOutcome[]> {
+    if (!this.heap.hasRoom()) throw heapFull();
+    const tree = this.trees.get(tenant) ?? new BTree<PlantId, StoredPlant>(undefined, compareIds);
+    const outcomes = plants.map((plant): ImportOutcome => {
+      const held = tree.get(plant.id);
+      if (held !== undefined) {
+        if (samePlant(held, plant)) return 'present';
+        if (!overwrite) return 'conflict';
+        tree.set(plant.id, { ...plant });
+        return 'replaced';
+      }
+      if (this.maxPlants > 0 && tree.size >= this.maxPlants) return 'quota';
+      tree.set(plant.id, { ...plant });
+      return 'stored';
+    });
+    if (tree.size > 0) this.trees.set(tenant, tree);
+    return outcomes;
   }
 
   /** Rejects with storage-refuses-writes while the heap is too full for creates. */

@@ -1,8 +1,14 @@
-import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
+import {
+  MongoBulkWriteError,
+  MongoServerError,
+  type AnyBulkWriteOperation,
+  type Collection,
+  type MongoClient,
+} from 'mongodb';
 import type { PlantId } from '../../../domain/plant-id.js';
-import type { StoredPlant } from '../../../domain/plant.js';
+import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
-import type { PlantStore } from '../../../ports/plant-store.js';
+import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
 import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import type { PlantCounts } from './plant-counts.js';
@@ -127,6 +133,122 @@ export class MongoPlantStore implements PlantStore {
     // The plant is gone whatever happens to its count; a count left high is only conservative.
     await this.counts?.quota.release(tenant).catch(() => {});
     return true;
+  }
+
+  /**
+   * One findOne a tenant, each a seek on the (tenant, id) index to the first tenant above the last:
+   * a page costs `limit` short round trips and no memory beyond it, however many plants a tenant has.
+   * MongoDB compares strings by UTF-8 bytes, which is code-point order.
+   */
+  async tenants(after: string | undefined, limit: number): Promise<string[]> {
+    const found: string[] = [];
+    let last = after;
+    while (found.length < limit) {
+      if (last !== undefined && typeof last !== 'string')
+        throw new TypeError('after must be a string');
+      const filter = last === undefined ? {} : { tenant: { $gt: last } };
+      const next = await this.run(() =>
+        this.plants.findOne(filter, {
+          projection: { _id: 0, tenant: 1 },
+          sort: { tenant: 1, id: 1 },
+        }),
+      );
+      if (next === null) break;
+      found.push(next.tenant);
+      last = next.tenant;
+    }
+    return found;
+  }
+
+  /**
+   * One find of the batch's ids, places reserved for the new plants at once (with a quota), then
+   * one unordered bulkWrite: the inserts (no pending deliveries: no event) and the overwrites.
+   */
+  async importBatch(
+    tenant: string,
+    plants: readonly StoredPlant[],
+    overwrite: boolean,
+  ): Promise<ImportOutcome[]> {
+    if (plants.length === 0) return [];
+    const held = await this.held(tenant, plants);
+    const outcomes: ImportOutcome[] = [];
+    const fresh: number[] = [];
+    for (const [index, plant] of plants.entries()) {
+      const present = held.get(plant.id);
+      if (present === undefined) fresh.push(index);
+      outcomes.push(
+        present === undefined
+          ? 'stored'
+          : samePlant(present, plant)
+            ? 'present'
+            : overwrite
+              ? 'replaced'
+              : 'conflict',
+      );
+    }
+    const counts = this.counts;
+    const granted =
+      counts === undefined || fresh.length === 0
+        ? fresh.length
+        : await this.run(() => counts.quota.reserveUpTo(tenant, fresh.length));
+    for (const index of fresh.slice(granted)) outcomes[index] = 'quota';
+    const writes: { index: number; operation: AnyBulkWriteOperation<PlantDocument> }[] = [];
+    for (const [index, outcome] of outcomes.entries()) {
+      const plant = plants[index]!;
+      if (outcome === 'stored') {
+        const document: PlantDocument = { ...key(tenant, plant.id), name: plant.name };
+        if (plant.tag !== undefined) document.tag = plant.tag;
+        writes.push({ index, operation: { insertOne: { document } } });
+      } else if (outcome === 'replaced') {
+        // An update, not a replace: the plant's pending deliveries stay with it.
+        const update =
+          plant.tag === undefined
+            ? { $set: { name: plant.name }, $unset: { tag: '' as const } }
+            : { $set: { name: plant.name, tag: plant.tag } };
+        writes.push({ index, operation: { updateOne: { filter: key(tenant, plant.id), update } } });
+      }
+    }
+    if (writes.length === 0) return outcomes;
+    const raced = await this.run(() => this.bulkWrite(writes.map((write) => write.operation)));
+    if (raced.length === 0) return outcomes;
+    // Inserts another writer beat to the id: their places go back and they are looked at again.
+    const lost = raced.map((at) => writes[at]!.index);
+    await counts?.quota.release(tenant, lost.length).catch(() => {});
+    const now = await this.held(
+      tenant,
+      lost.map((index) => plants[index]!),
+    );
+    for (const index of lost) {
+      const present = now.get(plants[index]!.id);
+      outcomes[index] =
+        present !== undefined && samePlant(present, plants[index]!) ? 'present' : 'conflict';
+    }
+    return outcomes;
+  }
+
+  /** The tenant's plants with the ids of `plants`, by id. */
+  private async held(
+    tenant: string,
+    plants: readonly StoredPlant[],
+  ): Promise<Map<PlantId, StoredPlant>> {
+    const ids = plants.map((plant) => exact(plant.id));
+    const documents = await this.run(() =>
+      this.plants.find({ ...key(tenant), id: { $in: ids } }, { projection: PROJECTION }).toArray(),
+    );
+    return new Map(documents.map((document) => [BigInt(document.id), toStoredPlant(document)]));
+  }
+
+  /** Runs the writes unordered; resolves the indexes of the inserts refused as duplicates. */
+  private async bulkWrite(operations: AnyBulkWriteOperation<PlantDocument>[]): Promise<number[]> {
+    try {
+      await this.plants.bulkWrite(operations, { ordered: false });
+      return [];
+    } catch (error) {
+      if (!(error instanceof MongoBulkWriteError)) throw error;
+      const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+      if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) throw error;
+      return errors.map((e) => e.index);
+    }
   }
 
   /** A ping, then one small write: a server out of disk or read-only still answers pings. */

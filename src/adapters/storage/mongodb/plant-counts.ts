@@ -42,8 +42,35 @@ export class PlantCounts {
     return false;
   }
 
-  /** Gives one place back: a reserved create stored nothing, or a plant was deleted. */
-  async release(tenant: string): Promise<void> {
-    await this.counts.updateOne({ _id: tenant, count: { $gt: 0 } }, { $inc: { count: -1 } });
+  /**
+   * Takes places for up to `wanted` plants at once (an import's batch): reads the count, then takes
+   * what is left with one conditional `$inc`, read again when another writer moved it meanwhile.
+   * Resolves how many places it took.
+   */
+  async reserveUpTo(tenant: string, wanted: number): Promise<number> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const held = (await this.counts.findOne({ _id: tenant }))?.count ?? 0;
+      const granted = Math.min(wanted, this.max - held);
+      if (granted <= 0) return 0;
+      try {
+        const { matchedCount, upsertedCount } = await this.counts.updateOne(
+          { _id: tenant, count: { $lte: this.max - granted } },
+          { $inc: { count: granted } },
+          { upsert: true },
+        );
+        if (matchedCount + upsertedCount === 1) return granted;
+      } catch (error) {
+        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+      }
+    }
+    return 0;
+  }
+
+  /** Gives places back: a reserved create stored nothing, or a plant was deleted. */
+  async release(tenant: string, places = 1): Promise<void> {
+    await this.counts.updateOne(
+      { _id: tenant, count: { $gte: places } },
+      { $inc: { count: -places } },
+    );
   }
 }

@@ -5,7 +5,8 @@ import type { StoredPlant } from '../../../domain/plant.js';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import { newEventId } from '../../../application/webhook-ids.js';
 import { webhookKeys } from './redis-webhook-keys.js';
-import type { PlantStore } from '../../../ports/plant-store.js';
+import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
+import { compareTenants } from '../../../domain/tenant.js';
 import { isRefusalError, isUnavailableError, type RedisClient } from './redis-client.js';
 import { withinDeadline } from '../deadline.js';
 import {
@@ -36,6 +37,11 @@ declare module 'ioredis' {
       now: string,
       body: string,
     ): Result<number, Context>;
+    /**
+     * KEYS: the tenant's plants; ARGV: most plants (0: no quota), '1' to overwrite, then encoded id
+     * and member of each plant. One code per plant: IMPORT_OUTCOMES' index.
+     */
+    plantImport(plants: string, ...args: string[]): Result<number[], Context>;
     /** Stores nothing; refused (OOM, MISCONF, READONLY) exactly when writes are (Redis 7). */
     plantWritable(): Result<number, Context>;
   }
@@ -61,6 +67,45 @@ if ARGV[4] ~= '' then
 end
 return 1`;
 
+// A whole batch in one script (one round trip, one slot: a batch is one tenant's): a member equal
+// to the one held is the same content, since encodeMember writes one form for a plant.
+const IMPORT_LUA = `
+local max = tonumber(ARGV[1])
+local count = redis.call('ZCARD', KEYS[1])
+local out = {}
+for i = 3, #ARGV, 2 do
+  local held = redis.call('ZRANGE', KEYS[1], '[' .. ARGV[i] .. ':', '(' .. ARGV[i] .. ';', 'BYLEX', 'LIMIT', 0, 1)
+  if #held > 0 then
+    if held[1] == ARGV[i + 1] then
+      out[#out + 1] = 1
+    elseif ARGV[2] == '1' then
+      redis.call('ZREM', KEYS[1], held[1])
+      redis.call('ZADD', KEYS[1], 0, ARGV[i + 1])
+      out[#out + 1] = 2
+    else
+      out[#out + 1] = 3
+    end
+  elseif max > 0 and count >= max then
+    out[#out + 1] = 4
+  else
+    redis.call('ZADD', KEYS[1], 0, ARGV[i + 1])
+    count = count + 1
+    out[#out + 1] = 0
+  end
+end
+return out`;
+
+const IMPORT_OUTCOMES: readonly ImportOutcome[] = [
+  'stored',
+  'present',
+  'replaced',
+  'conflict',
+  'quota',
+];
+
+/** Keys SCAN reads per call: a tenant page scans the whole prefix, so fewer round trips count. */
+const SCAN_COUNT = '1000';
+
 // A script declared with a shebang and no flags may write, so Redis 7 refuses to run it while
 // writes are refused (OOM, MISCONF, READONLY); it writes nothing, so readiness costs no key.
 const WRITABLE_LUA = `#!lua
@@ -70,6 +115,20 @@ export const DEFAULT_REDIS_PREFIX = 'plant-store:';
 
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** The prefix as a SCAN pattern matching itself alone. */
+const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
+
+/** Inserts `tenant` into the sorted `lowest` unless present, keeping at most `limit`. */
+function keepLowest(lowest: string[], tenant: string, limit: number): void {
+  let at = lowest.length;
+  while (at > 0 && compareTenants(lowest[at - 1]!, tenant) > 0) at--;
+  if (at >= limit || lowest[at - 1] === tenant) return;
+  lowest.splice(at, 0, tenant);
+  if (lowest.length > limit) lowest.pop();
+}
 
 function checkPrefix(prefix: string): void {
   if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
@@ -88,6 +147,7 @@ export class RedisPlantStore implements PlantStore {
   ) {
     checkPrefix(prefix);
     client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 4 });
+    client.defineCommand('plantImport', { lua: IMPORT_LUA, numberOfKeys: 1 });
     client.defineCommand('plantWritable', { lua: WRITABLE_LUA, numberOfKeys: 0 });
   }
 
@@ -129,6 +189,48 @@ export class RedisPlantStore implements PlantStore {
   async delete(tenant: string, id: PlantId): Promise<boolean> {
     const [min, max] = idRange(id);
     return (await this.bounded(this.client.zremrangebylex(this.key(tenant), min, max))) > 0;
+  }
+
+  /**
+   * SCAN over the prefix's plant keys on every master (Redis orders nothing), keeping the `limit`
+   * lowest tenants above `after`: memory bounded by `limit`, one pass over the keys per page.
+   */
+  async tenants(after: string | undefined, limit: number): Promise<string[]> {
+    if (limit <= 0) return [];
+    const match = `${globEscaped(this.prefix)}{*}:plants`;
+    const start = this.prefix.length + 1;
+    const lowest: string[] = [];
+    const nodes = 'nodes' in this.client ? this.client.nodes('master') : [this.client];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await this.bounded(
+          node.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT),
+        );
+        cursor = next;
+        for (const key of keys) {
+          const encoded = key.slice(start, -'}:plants'.length);
+          if (!BASE64URL.test(encoded)) continue;
+          const tenant = Buffer.from(encoded, 'base64url').toString('utf8');
+          if (after !== undefined && compareTenants(tenant, after) <= 0) continue;
+          keepLowest(lowest, tenant, limit);
+        }
+      } while (cursor !== '0');
+    }
+    return lowest;
+  }
+
+  /** One script for the whole batch (see IMPORT_LUA). */
+  async importBatch(
+    tenant: string,
+    plants: readonly StoredPlant[],
+    overwrite: boolean,
+  ): Promise<ImportOutcome[]> {
+    if (plants.length === 0) return [];
+    const args = [String(this.maxPlants), overwrite ? '1' : '0'];
+    for (const plant of plants) args.push(encodeId(plant.id), encodeMember(plant));
+    const codes = await this.bounded(this.client.plantImport(this.key(tenant), ...args));
+    return codes.map((code) => IMPORT_OUTCOMES[code]!);
   }
 
   /**

@@ -4,7 +4,10 @@
 import {
   DEFAULT_MAX_PLANTS_PER_TENANT,
   PlantError,
+  compareTenants,
   plantQuotaReached,
+  samePlant,
+  type ImportOutcome,
   type PlantEvent,
   type PlantId,
   type PlantStore,
@@ -43,7 +46,7 @@ function bounded<T>(work: () => Promise<T>): Promise<T> {
 }
 
 export class ExamplePlantStore implements PlantStore {
-  private readonly tenants = new Map<string, Map<PlantId, StoredPlant>>();
+  private readonly byTenant = new Map<string, Map<PlantId, StoredPlant>>();
   /** Events recorded with their plant; webhook delivery of them is the embedder's (or none). */
   readonly events: { tenant: string; event: PlantEvent }[] = [];
   /** Whether the example's database answers: false stands for a lost connection. */
@@ -80,16 +83,60 @@ export class ExamplePlantStore implements PlantStore {
     return bounded(async () => (await this.table(tenant)).delete(id));
   }
 
+  /** What an export pages through: the tenants holding plants, in code-point order. */
+  tenants(after: string | undefined, limit: number): Promise<string[]> {
+    return bounded(async () => {
+      return [...(await this.database()).entries()]
+        .filter(
+          ([tenant, plants]) =>
+            plants.size > 0 && (after === undefined || compareTenants(tenant, after) > 0),
+        )
+        .map(([tenant]) => tenant)
+        .sort(compareTenants)
+        .slice(0, limit);
+    });
+  }
+
+  /** An import's batch in one write (here one synchronous step), within the quota, recording no event. */
+  importBatch(
+    tenant: string,
+    plants: readonly StoredPlant[],
+    overwrite: boolean,
+  ): Promise<ImportOutcome[]> {
+    return bounded(async () => {
+      const held = await this.table(tenant);
+      return plants.map((plant): ImportOutcome => {
+        const current = held.get(plant.id);
+        if (current !== undefined && samePlant(current, plant)) return 'present';
+        if (current !== undefined && !overwrite) return 'conflict';
+        if (
+          current === undefined &&
+          this.maxPlantsPerTenant > 0 &&
+          held.size >= this.maxPlantsPerTenant
+        )
+          return 'quota';
+        held.set(plant.id, { ...plant });
+        return current === undefined ? 'stored' : 'replaced';
+      });
+    });
+  }
+
   /** /readyz asks this: storage-unavailable when it cannot serve (storage-refuses-writes when it takes no writes). */
   ping(): Promise<void> {
     return bounded(async () => void (await this.table('')));
   }
 
   /** The example's round trip to its database. */
-  private async table(tenant: string): Promise<Map<PlantId, StoredPlant>> {
+  private async database(): Promise<Map<string, Map<PlantId, StoredPlant>>> {
     if (!this.reachable) throw new Error('connect ECONNREFUSED 10.0.0.5:5432');
-    let plants = this.tenants.get(tenant);
-    if (plants === undefined) this.tenants.set(tenant, (plants = new Map()));
+    return this.byTenant;
+  }
+
+  /** One tenant's table of the database. */
+  private async table(tenant: string): Promise<Map<PlantId, StoredPlant>> {
+    const database = await this.database();
+    let plants = database.get(tenant);
+    if (plants === undefined) database.set(tenant, (plants = new Map()));
     return plants;
   }
 }

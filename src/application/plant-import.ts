@@ -1,0 +1,276 @@
+import { isPlantError } from '../domain/errors.js';
+import { parseNewPlant, type StoredPlant } from '../domain/plant.js';
+import { checkTenant } from '../domain/tenant.js';
+import type { ImportOutcome, PlantStore } from '../ports/plant-store.js';
+import { DEFAULT_PAGE_SIZE, EXPORT_FORMAT, EXPORT_VERSION } from './plant-export.js';
+
+/** What to do with a plant the tenant holds with other content. */
+export type ConflictPolicy = 'skip' | 'fail' | 'overwrite';
+
+/** Bytes a line may hold: a plant line is a few KiB at most; this is the HTTP body's bound. */
+export const MAX_LINE_BYTES = 64 * 1024;
+
+/** One line the import did not take: its number (1 is the header), a stable code and why. */
+export interface ImportProblem {
+  line: number;
+  code: 'invalid-line' | 'invalid-tenant' | 'invalid-plant' | 'conflict' | 'plant-quota-reached';
+  reason: string;
+}
+
+export interface ImportOptions {
+  /** Reads a line's JSON exactly, integers as bigint (never JSON.parse, which rounds ids). */
+  parseJson(text: string): unknown;
+  /** Default 'fail': stop after the batch that met the first conflict (and those in flight with it). */
+  onConflict?: ConflictPolicy;
+  /** Bad lines taken before the import stops (default 0: stops at the first). */
+  maxErrors?: number;
+  /** Plants per store write. Default DEFAULT_PAGE_SIZE. */
+  batchSize?: number;
+  /** Stops the import between two batches. */
+  signal?: AbortSignal;
+  onProblem?(problem: ImportProblem): void;
+  /** After each batch, with the counts so far. */
+  onProgress?(summary: ImportSummary): void;
+}
+
+export interface ImportSummary {
+  /** Plant lines read. */
+  lines: number;
+  /** Plants stored, found present with the same content, replaced, kept in conflict, refused for quota. */
+  imported: number;
+  present: number;
+  replaced: number;
+  conflicts: number;
+  refused: number;
+  /** Lines refused: not JSON, not a plant, a tenant the contract refuses. */
+  errors: number;
+  /** Why it stopped early: interrupted, a conflict under 'fail', more than maxErrors bad lines. */
+  stopped?: 'interrupted' | 'conflict' | 'errors';
+  /** Whether the end line was read and its count matched: the whole export was there. */
+  complete: boolean;
+}
+
+/** A file the import refuses as a whole: not an export, or not one this version reads. */
+export class ImportRefused extends Error {
+  override name = 'ImportRefused';
+}
+
+type Entry = { line: number; plant: StoredPlant };
+
+/** Batches written at once at most. */
+const IN_FLIGHT = 4;
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The line's text, or undefined when it is not UTF-8 or too long. */
+function text(line: string | Uint8Array): string | undefined {
+  if (typeof line === 'string') return line;
+  if (line.length > MAX_LINE_BYTES) return undefined;
+  try {
+    return UTF8.decode(line);
+  } catch {
+    return undefined;
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function checkHeader(
+  first: string | Uint8Array | undefined,
+  parseJson: (t: string) => unknown,
+): void {
+  let header: unknown;
+  try {
+    const line = first === undefined ? undefined : text(first);
+    header = line === undefined ? undefined : parseJson(line);
+  } catch {
+    header = undefined;
+  }
+  if (!isRecord(header) || header.format !== EXPORT_FORMAT || header.end !== undefined) {
+    throw new ImportRefused(`line 1 is not the header of a ${EXPORT_FORMAT} file`);
+  }
+  if (header.version !== BigInt(EXPORT_VERSION)) {
+    throw new ImportRefused(
+      `the file is version ${String(header.version)}; this import reads version ${EXPORT_VERSION}`,
+    );
+  }
+}
+
+/**
+ * Imports an export (NDJSON lines, as Uint8Array or string, without newline) into the store, a
+ * batch of one tenant's plants per write, recording no webhook event. Idempotent: a plant held
+ * with the same content counts as present, so a rerun after an interruption finishes the job.
+ * Every line passes the rules POST /plants applies (parseNewPlant, checkTenant). Rejects with
+ * ImportRefused when the first line is not an export's header, and as the store does on outages.
+ */
+export async function importPlants(
+  store: PlantStore,
+  lines: AsyncIterable<string | Uint8Array>,
+  options: ImportOptions,
+): Promise<ImportSummary> {
+  const policy = options.onConflict ?? 'fail';
+  const maxErrors = options.maxErrors ?? 0;
+  const batchSize = options.batchSize ?? DEFAULT_PAGE_SIZE;
+  const summary: ImportSummary = {
+    lines: 0,
+    imported: 0,
+    present: 0,
+    replaced: 0,
+    conflicts: 0,
+    refused: 0,
+    errors: 0,
+    complete: false,
+  };
+  const problem = (line: number, code: ImportProblem['code'], reason: string): void => {
+    options.onProblem?.({ line, code, reason });
+  };
+  let tenant = '';
+  let batch: Entry[] = [];
+  const ids = new Set<bigint>();
+  let endAt: number | undefined;
+
+  const count = (entries: Entry[], of: string, outcomes: ImportOutcome[]): void => {
+    outcomes.forEach((outcome, i) => {
+      const { line, plant } = entries[i]!;
+      if (outcome === 'stored') summary.imported++;
+      else if (outcome === 'present') summary.present++;
+      else if (outcome === 'replaced') summary.replaced++;
+      else if (outcome === 'conflict') {
+        summary.conflicts++;
+        problem(
+          line,
+          'conflict',
+          `tenant ${JSON.stringify(of)} holds plant ${plant.id} with other content`,
+        );
+        if (policy === 'fail') summary.stopped = 'conflict';
+      } else {
+        summary.refused++;
+        problem(
+          line,
+          'plant-quota-reached',
+          `tenant ${JSON.stringify(of)} holds its quota; plant ${plant.id} refused`,
+        );
+      }
+    });
+    options.onProgress?.(summary);
+  };
+  // Up to IN_FLIGHT batches are written while the next is read and checked, so that neither the
+  // store's round trip nor the parsing waits for the other. A store keeps the order of one
+  // connection's writes; a repeated id is sent in a later batch than its first (see ids).
+  const inFlight: Promise<void>[] = [];
+  const settle = async (all: boolean): Promise<void> => {
+    const waiting = all ? inFlight.splice(0) : inFlight.splice(0, 1);
+    const settled = await Promise.allSettled(waiting);
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed === undefined) return;
+    // Nothing is left behind unawaited when a write fails: the rest settle before the error.
+    await Promise.allSettled(inFlight.splice(0));
+    throw failed.reason;
+  };
+  const flush = async (): Promise<void> => {
+    if (batch.length === 0) return;
+    const entries = batch;
+    const of = tenant;
+    batch = [];
+    ids.clear();
+    const write = store
+      .importBatch(
+        of,
+        entries.map((entry) => entry.plant),
+        policy === 'overwrite',
+      )
+      .then((outcomes) => count(entries, of, outcomes));
+    // Awaited by settle; until then a rejection must not count as unhandled.
+    write.catch(() => {});
+    inFlight.push(write);
+    if (inFlight.length >= IN_FLIGHT) await settle(false);
+  };
+
+  const iterator = lines[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  checkHeader(first.done ? undefined : first.value, options.parseJson);
+  let number = 1;
+  for (;;) {
+    const next = await iterator.next();
+    if (next.done) break;
+    number++;
+    const refuse = (code: ImportProblem['code'], reason: string): void => {
+      summary.errors++;
+      problem(number, code, reason);
+    };
+    const value = parse(next.value, options.parseJson);
+    if (typeof value === 'string') {
+      summary.lines++;
+      refuse('invalid-line', value);
+    } else if (endAt !== undefined)
+      refuse('invalid-line', `a line after the end line (line ${endAt})`);
+    else if (value.end === true && value.format === EXPORT_FORMAT) {
+      endAt = number;
+      summary.complete = value.plants === BigInt(summary.lines);
+      if (!summary.complete)
+        refuse(
+          'invalid-line',
+          `the end line counts ${String(value.plants)} plants; the file holds ${summary.lines}`,
+        );
+    } else {
+      summary.lines++;
+      const entry = record(value, refuse);
+      if (entry !== undefined) {
+        if (entry.tenant !== tenant || batch.length >= batchSize || ids.has(entry.plant.id)) {
+          await flush();
+          if (summary.stopped !== undefined || options.signal?.aborted) break;
+          tenant = entry.tenant;
+        }
+        batch.push({ line: number, plant: entry.plant });
+        ids.add(entry.plant.id);
+      }
+    }
+    if (summary.errors > maxErrors) {
+      summary.stopped = 'errors';
+      break;
+    }
+  }
+  if (summary.stopped === undefined && !options.signal?.aborted) await flush();
+  else if (summary.stopped === 'errors') await flush();
+  await settle(true);
+  if (options.signal?.aborted && summary.stopped === undefined) summary.stopped = 'interrupted';
+  await iterator.return?.();
+  return summary;
+}
+
+/** The line's JSON object, or why it is not one. */
+function parse(
+  line: string | Uint8Array,
+  parseJson: (t: string) => unknown,
+): Record<string, unknown> | string {
+  const decoded = text(line);
+  if (decoded === undefined) return `not UTF-8 text of at most ${MAX_LINE_BYTES} bytes`;
+  let value: unknown;
+  try {
+    value = parseJson(decoded);
+  } catch (error) {
+    const reason = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
+    return `not valid JSON: ${reason.slice(0, 200)}`;
+  }
+  return isRecord(value) ? value : 'not a JSON object';
+}
+
+/** The tenant and plant of a line, checked as POST /plants checks them, or undefined when refused. */
+function record(
+  value: Record<string, unknown>,
+  refuse: (code: ImportProblem['code'], reason: string) => void,
+): { tenant: string; plant: StoredPlant } | undefined {
+  const badTenant = checkTenant(value.tenant);
+  if (badTenant !== undefined) {
+    refuse('invalid-tenant', `tenant ${badTenant}`);
+    return undefined;
+  }
+  try {
+    return { tenant: value.tenant as string, plant: parseNewPlant(value) };
+  } catch (error) {
+    if (!isPlantError(error)) throw error;
+    refuse('invalid-plant', error.message);
+    return undefined;
+  }
+}
