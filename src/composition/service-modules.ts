@@ -56,7 +56,7 @@ export const httpModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.HttpHostOptions).toConstantValue({});
     bind(TYPES.HttpApp).toResolvedValue(
-      (plants, verifier, store, logger, counts, host, metrics, tracer) =>
+      (plants, verifier, store, logger, counts, host, limiterStore, metrics, tracer) =>
         createHttpApp({
           plants,
           tokens: verifier,
@@ -66,6 +66,7 @@ export const httpModule = (config: Config): ContainerModule =>
           logger,
           rateLimit: config.rateLimit,
           authFailureLimit: config.authFailureLimit ?? 0,
+          limiterStore: limiterStore(),
           docs: config.docs,
           accessLog: config.accessLog ?? true,
           metrics,
@@ -81,6 +82,7 @@ export const httpModule = (config: Config): ContainerModule =>
         TYPES.Logger,
         TYPES.RequestCounts,
         TYPES.HttpHostOptions,
+        TYPES.LimiterStore,
         optional(TYPES.Metrics),
         optional(TYPES.Tracer),
       ],

@@ -41,6 +41,7 @@ export class ServiceMetrics {
   readonly recoveries: Counter<'store'>;
   readonly tokenVerifications: Counter<'kind' | 'result'>;
   readonly rateLimited: Counter<'limit'>;
+  readonly limiterFallbacks: Counter<'limit'>;
   readonly quotaRefused: Counter;
 
   constructor({
@@ -82,6 +83,11 @@ export class ServiceMetrics {
     this.rateLimited = counter(
       'rate_limited_total',
       'Requests answered 429: limit "tenant" (42901) or "auth_failures" (42902)',
+      ['limit'],
+    );
+    this.limiterFallbacks = counter(
+      'limiter_fallbacks_total',
+      'Limit decisions made in this process because the store did not answer in time, by limit',
       ['limit'],
     );
     this.quotaRefused = counter(
