@@ -30,7 +30,10 @@ const STORES: [string, (context: Mocha.Context) => Promise<SharedStore | undefin
     'Redis (frozen by SIGSTOP)',
     async (context) => {
       const redis = await startRedisServer();
-      if (typeof redis === 'string') return serverMissing(context, 'Redis', redis);
+      if (typeof redis === 'string') {
+        serverMissing(context, 'Redis', redis);
+        return undefined;
+      }
       return {
         env: { PLANT_STORE_STORAGE: 'redis', REDIS_URL: redis.url },
         outage: async () => redis.server.pause(),

@@ -21,6 +21,11 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
   /** Requests received and not answered yet, read at each scrape. */
   inFlight?: () => number;
+  /**
+   * Labels of the series that belong to this process alone (requests in flight, process metrics),
+   * e.g. `{ worker: '2' }` under `serve --workers`, where every worker's series are summed.
+   */
+  processLabels?: Record<string, string>;
 }
 
 export const DEFAULT_METRICS_PREFIX = 'plant_store_';
@@ -49,6 +54,7 @@ export class ServiceMetrics {
     prefix = DEFAULT_METRICS_PREFIX,
     defaultMetrics = registry === undefined,
     inFlight,
+    processLabels = {},
   }: MetricsOptions = {}) {
     this.registry = registry ?? new Registry();
     const registers = [this.registry];
@@ -98,13 +104,16 @@ export class ServiceMetrics {
       new Gauge({
         name: `${prefix}http_requests_in_flight`,
         help: 'HTTP requests received and not answered yet',
+        labelNames: Object.keys(processLabels),
         registers,
         collect() {
-          this.set(inFlight());
+          this.set(processLabels, inFlight());
         },
       });
     }
-    if (defaultMetrics) collectDefaultMetrics({ register: this.registry, prefix });
+    if (defaultMetrics) {
+      collectDefaultMetrics({ register: this.registry, prefix, labels: processLabels });
+    }
   }
 
   /** Counts outages and recoveries: an OutageListener. */
@@ -125,8 +134,15 @@ export class ServiceMetrics {
     child.inc();
   };
 
+  private gather = (): Promise<string> => this.registry.metrics();
+
+  /** Answers GET /metrics with `gather`'s text (the instance's, under `serve --workers`). */
+  gatherFrom(gather: () => Promise<string>): void {
+    this.gather = gather;
+  }
+
   /** The metrics in the Prometheus text format, and its content type. */
   async exposition(): Promise<{ text: string; type: string }> {
-    return { text: await this.registry.metrics(), type: this.registry.contentType };
+    return { text: await this.gather(), type: this.registry.contentType };
   }
 }
