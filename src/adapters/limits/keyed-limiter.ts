@@ -80,13 +80,19 @@ export class KeyedLimiter {
     const options = { points, duration: WINDOW_SECONDS, keyPrefix: name };
     this.limiter = new RateLimiterMemory(options);
     if (store === undefined) return;
-    void Promise.resolve(store).then(
-      (opened) => {
-        if (opened.kind !== 'memory') this.limiter = this.shared(opened, options);
-      },
+    if (!(store instanceof Promise)) {
+      this.use(store, options);
+      return;
+    }
+    store.then(
+      (opened) => this.use(opened, options),
       // A storage that never opens leaves the limits in process, as the memory storage has them.
       () => {},
     );
+  }
+
+  private use(store: LimiterStore, options: IRateLimiterOptions): void {
+    if (store.kind !== 'memory') this.limiter = this.shared(store, options);
   }
 
   /** The ms `key` is refused for, from what this process knows without asking (0: not refused). */
