@@ -31,6 +31,7 @@ export { createLogger } from './adapters/logger.js';
 export { MemoryTokenStore } from './adapters/storage/memory/memory-token-store.js';
 export { FileTokenStore } from './adapters/storage/memory/file-token-store.js';
 export { openStorage, type StorageDeps } from './composition/open-storage.js';
+export type { LimiterStore, OpenedStorage } from './adapters/limits/limiter-store.js';
 export { StorageOpenError } from './adapters/storage/storage-open-error.js';
 export {
   buildContainer,
