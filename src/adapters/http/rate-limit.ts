@@ -13,8 +13,9 @@ export type Admit = (caller: Caller, spend: boolean) => Promise<void>;
  */
 export function tenantRateLimit(limiter: KeyedLimiter): Admit {
   const perSecond = limiter.points;
-  return async (caller, spend) => {
-    const ms = spend ? await limiter.consume(caller.tenant) : await limiter.peek(caller.tenant);
+  const admitted = (ms: number): void => {
     if (ms > 0) throw problem('rate-limited', { perSecond, wait: Math.ceil(ms / 1000) });
   };
+  return (caller, spend) =>
+    (spend ? limiter.consume(caller.tenant) : limiter.peek(caller.tenant)).then(admitted);
 }

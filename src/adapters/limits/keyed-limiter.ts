@@ -10,8 +10,8 @@ import { MONGO_LIMITS_COLLECTION, type LimiterStore } from './limiter-store.js';
 
 /** The window every limit counts in: `points` a second. */
 const WINDOW_SECONDS = 1;
-/** A store that has not answered a decision within this is treated as down for it. */
-export const LIMITER_DEADLINE_MS = 500;
+/** A MongoDB that has not answered a decision within this is treated as down for it. */
+const MONGO_DEADLINE_MS = 500;
 /** Keys refused at once are swept of expired entries past this many (each lasts one window). */
 const SWEEP_AT = 10_000;
 
@@ -57,8 +57,8 @@ type Limiter = Pick<RateLimiterMemory, 'consume' | 'get'>;
  * `points` units a second per key (fixed one-second windows) through rate-limiter-flexible: on the
  * storage's Redis (Cluster too: every command touches one key) or MongoDB when it lends its
  * connection, so that every process on that store shares one count; else in this process. A
- * store that fails or takes longer than LIMITER_DEADLINE_MS hands the decision to an in-process
- * limiter (the library's insurance), which the watch hears of. Memory stays bounded: every key's
+ * store that fails or does not answer in time (Redis: its client's command timeout; MongoDB: 0.5 s)
+ * hands the decision to an in-process limiter (the library's insurance), which the watch hears of. Memory stays bounded: every key's
  * count and refusal lasts one window.
  */
 export class KeyedLimiter {
@@ -106,20 +106,23 @@ export class KeyedLimiter {
   }
 
   /** Counts one unit against `key`; resolves 0 when it was within the limit, else the ms to wait. */
-  async consume(key: string): Promise<number> {
-    const res = await this.decide(() => this.limiter.consume(key));
-    if (res === null) return 0;
-    // The unit that reaches the limit is the last one admitted: refuse the next ones here.
-    if (res.consumedPoints >= this.points) this.refuse(key, res.msBeforeNext);
-    return res.consumedPoints > this.points ? wait(res) : 0;
+  consume(key: string): Promise<number> {
+    const local = this.refusedFor(key);
+    if (local > 0) return Promise.resolve(local);
+    return this.decide(this.limiter.consume(key)).then((res) => {
+      // The unit that reaches the limit is the last one admitted: refuse the next ones here.
+      if (res.consumedPoints >= this.points) this.refuse(key, res.msBeforeNext);
+      return res.consumedPoints > this.points ? wait(res) : 0;
+    });
   }
 
   /** Resolves 0 when `key` has a unit left, else the ms to wait; uses nothing up. */
-  async peek(key: string): Promise<number> {
+  peek(key: string): Promise<number> {
     const local = this.refusedFor(key);
-    if (local > 0) return local;
-    const res = await this.decide(() => this.limiter.get(key));
-    return res !== null && res.consumedPoints >= this.points ? wait(res) : 0;
+    if (local > 0) return Promise.resolve(local);
+    return this.decide(this.limiter.get(key)).then((res) =>
+      res !== null && res.consumedPoints >= this.points ? wait(res) : 0,
+    );
   }
 
   private refuse(key: string, ms: number): void {
@@ -130,51 +133,50 @@ export class KeyedLimiter {
     this.refused.set(key, Date.now() + Math.max(ms, 1));
   }
 
-  /** Runs one decision; a refusal (a RateLimiterRes the library rejects with) is a result too. */
-  private async decide(run: () => Promise<RateLimiterRes | null>): Promise<RateLimiterRes | null> {
+  /** Settles one decision; a refusal (a RateLimiterRes the library rejects with) is a result too. */
+  private decide<T extends RateLimiterRes | null>(decision: Promise<T>): Promise<T> {
     const before = this.fallbacks;
-    let res: RateLimiterRes | null;
-    try {
-      res = await run();
-    } catch (error) {
+    const settled = (res: T): T => {
+      if (this.degraded && this.fallbacks === before) {
+        this.degraded = false;
+        this.watch?.recovered(this.name);
+      }
+      return res;
+    };
+    return decision.then(settled, (error: unknown) => {
       if (!(error instanceof RateLimiterRes)) throw error;
-      res = error;
-    }
-    if (this.degraded && this.fallbacks === before) {
-      this.degraded = false;
-      this.watch?.recovered(this.name);
-    }
-    return res;
+      return settled(error as T);
+    });
   }
 
   private shared(store: Exclude<LimiterStore, { kind: 'memory' }>, options: IRateLimiterOptions) {
-    const insurance = new Insurance(options, () => {
+    const insuranceLimiter = new Insurance(options, () => {
       this.fallbacks++;
       this.watch?.fallback(this.name, !this.degraded);
       this.degraded = true;
     });
-    const limiter =
-      store.kind === 'redis'
-        ? new RateLimiterRedis({
-            ...options,
-            keyPrefix: `${store.prefix}limit:${this.name}`,
-            storeClient: store.client,
-            // A client that is not connected answers at once (to the insurance) rather than late.
-            rejectIfRedisNotReady: true,
-          })
-        : new RateLimiterMongo({
-            ...options,
-            storeClient: store.client,
-            dbName: store.database,
-            tableName: MONGO_LIMITS_COLLECTION,
-            // The storage made the indexes when it opened, with its start-up deadlines and errors.
-            disableIndexesCreation: true,
-          });
-    return new RLWrapperTimeouts({
-      limiter,
-      timeoutMs: LIMITER_DEADLINE_MS,
-      insuranceLimiter: insurance,
-    }) as unknown as Limiter;
+    if (store.kind === 'redis') {
+      // No deadline of its own: the storage's client bounds every command (1.5 s, redis-client.ts),
+      // and one that is not connected hands the decision over at once. A timer a decision more
+      // would cost the success path some 2 µs (bench/README.md).
+      return new RateLimiterRedis({
+        ...options,
+        keyPrefix: `${store.prefix}limit:${this.name}`,
+        storeClient: store.client,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter,
+      });
+    }
+    const limiter = new RateLimiterMongo({
+      ...options,
+      storeClient: store.client,
+      dbName: store.database,
+      tableName: MONGO_LIMITS_COLLECTION,
+      // The storage made the indexes when it opened, with its start-up deadlines and errors.
+      disableIndexesCreation: true,
+    });
+    // The driver waits up to its socket timeout (2 s) for a server that stopped answering.
+    return new RLWrapperTimeouts({ limiter, timeoutMs: MONGO_DEADLINE_MS, insuranceLimiter });
   }
 }
 
