@@ -57,9 +57,9 @@ type Limiter = Pick<RateLimiterMemory, 'consume' | 'get'>;
  * `points` units a second per key (fixed one-second windows) through rate-limiter-flexible: on the
  * storage's Redis (Cluster too: every command touches one key) or MongoDB when it lends its
  * connection, so that every process on that store shares one count; else in this process. A
- * store that fails or does not answer in time (Redis: its client's command timeout; MongoDB: 0.5 s)
- * hands the decision to an in-process limiter (the library's insurance), which the watch hears of. Memory stays bounded: every key's
- * count and refusal lasts one window.
+ * store that fails or does not answer in time (Redis: its client's command timeout; MongoDB:
+ * 0.5 s) hands the decision to an in-process limiter (the library's insurance), which the watch
+ * hears of. Memory stays bounded: every key's count and refusal lasts one window.
  */
 export class KeyedLimiter {
   readonly points: number;
