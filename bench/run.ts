@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, totalmem } from 'node:os';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { BENCH_TOKEN, benchTokens } from './common.js';
 import type { LoadJob, LoadResult, PacedJob } from './load.js';
 import {
@@ -146,6 +147,70 @@ const baselineServers = (): ServerSpec[] =>
         : { PLANT_STORE_STORAGE: store.kind, [VARIABLE[store.kind]]: store.url };
     return { key: named!, label: label!, nodeArgs: [path!], env, ...(store && { store }) };
   });
+// `--limits`: the service on the run's Redis with PLANT_STORE_RATE_LIMIT set (BENCH_RATE_LIMIT,
+// default 1000000: high enough that nothing is refused, so every request pays for the limit), and
+// the same with the failure budget off (PLANT_STORE_AUTH_FAILURE_LIMIT=0, against its default 10);
+// with BENCH_BASELINE_REF=<git ref>, that commit, built into a temporary directory over this
+// checkout's node_modules, runs on the same Redis with the same limit: an A/B in one run.
+const limitsAB = args.includes('--limits');
+let LIMITS: ServerSpec[] = [];
+function limitServers(): ServerSpec[] {
+  if (!limitsAB) return [];
+  const store = STORES.find((candidate) => candidate.kind === 'redis');
+  if (store === undefined) throw new Error('--limits needs Redis in this run');
+  const env = {
+    PLANT_STORE_STORAGE: 'redis',
+    REDIS_URL: store.url,
+    PLANT_STORE_RATE_LIMIT: process.env.BENCH_RATE_LIMIT || '1000000',
+  };
+  const servers: ServerSpec[] = [
+    { key: 'limits', label: 'redis, rate limit', nodeArgs: SERVICE.nodeArgs, env, store },
+    {
+      key: 'limits-no-budget',
+      label: 'redis, rate limit, no budget',
+      nodeArgs: SERVICE.nodeArgs,
+      env: { ...env, PLANT_STORE_AUTH_FAILURE_LIMIT: '0' },
+      store,
+    },
+  ];
+  const ref = process.env.BENCH_BASELINE_REF;
+  if (ref) {
+    const cli = buildRef(ref);
+    servers.push({
+      key: 'limits-before',
+      label: `redis, rate limit, ${ref}`,
+      nodeArgs: [cli, 'serve'],
+      env,
+      store,
+    });
+  }
+  return servers;
+}
+/** Builds a commit's dist/ in a temporary directory (removed at exit); the path of its cli.js. */
+function buildRef(ref: string): string {
+  const commit = spawnSync('git', ['rev-parse', '--verify', `${ref}^{commit}`], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (commit.status !== 0) throw new Error(`BENCH_BASELINE_REF ${ref} is not a commit here`);
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-bench-ref-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const archive = spawnSync('git', ['archive', commit.stdout.trim()], {
+    cwd: ROOT,
+    maxBuffer: 2 ** 30,
+  });
+  const untar = spawnSync('tar', ['-x', '-C', dir], { input: archive.stdout });
+  if (archive.status !== 0 || untar.status !== 0) throw new Error(`cannot extract ${ref}`);
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: dir,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0)
+    throw new Error(`building ${ref} failed:\n${built.stdout}${built.stderr}`);
+  return join(dir, 'dist', 'cli.js');
+}
 // `--observe`: the service twice more, with the access log and metrics off, and with tracing on
 // (exporting every span over OTLP/HTTP to a collector here that only answers 200), to measure what
 // observability costs per request against the defaults (access log and metrics on, tracing off).
@@ -188,12 +253,13 @@ const serversAt = args.indexOf('--servers');
 const chosen = serversAt === -1 ? undefined : new Set(args[serversAt + 1]!.split(','));
 let SERVERS: ServerSpec[] = [];
 const chooseServers = (): ServerSpec[] =>
-  [SERVICE, ...OBSERVE, ...REFERENCES, ...PEERS, ...OTHER_STORES, ...BASELINE].filter(
+  [SERVICE, ...OBSERVE, ...REFERENCES, ...PEERS, ...OTHER_STORES, ...BASELINE, ...LIMITS].filter(
     (server) =>
       chosen === undefined ||
       server === SERVICE ||
       OBSERVE.includes(server) ||
       BASELINE.includes(server) ||
+      LIMITS.includes(server) ||
       chosen.has(server.key) ||
       server.key === 'koa-spin' ||
       chosen.has(server.key.replace(/^service-/, '')),
@@ -588,6 +654,7 @@ async function main(): Promise<void> {
   });
   OTHER_STORES = storeServers(STORES);
   BASELINE = baselineServers();
+  LIMITS = limitServers();
   OBSERVE.push(...(await observeServers()));
   SERVERS = chooseServers();
   for (const store of STORES) {
@@ -668,6 +735,22 @@ async function main(): Promise<void> {
         other.cores === undefined ? ['service', 'service (memory)'] : [single!.key, single!.label];
       print(
         `  ${pad(workload, 5)}${pad(`${other.label}/${baseLabel}`, 52)}${summary(ratios(other.key, base, workload))}    per CPU-s ${summary(ratios(other.key, base, workload, efficiency))}${other.store?.pid === undefined ? '' : `    with the store's CPU ${summary(ratios(other.key, base, workload, withStore))}`}`,
+      );
+    }
+    // --limits: the shared limit against the commit before (and against no limit), the failure
+    // budget against none; above 1 the first serves more requests per CPU-second.
+    const pairs = [
+      ['limits', 'limits-before'],
+      ['limits', 'service-redis'],
+      ['limits-no-budget', 'limits'],
+    ];
+    for (const [numerator, denominator] of pairs) {
+      const [a, b] = [numerator, denominator].map((key) =>
+        SERVERS.find((server) => server.key === key),
+      );
+      if (a === undefined || b === undefined) continue;
+      print(
+        `  ${pad(workload, 5)}${pad(`${a.label}/${b.label}`, 52)}${summary(ratios(a.key, b.key, workload))}    per CPU-s ${summary(ratios(a.key, b.key, workload, efficiency))}    with the store's CPU ${summary(ratios(a.key, b.key, workload, withStore))}`,
       );
     }
   }

@@ -36,6 +36,7 @@ export { openStorage, type StorageDeps } from './composition/open-storage.js';
 // The exact reader importPlants needs (`parseJson`), and the line splitter for a byte stream.
 export { parseExactJson } from './adapters/exact-json.js';
 export { readLines } from './adapters/transfer/ndjson-lines.js';
+export type { LimiterStore, OpenedStorage } from './adapters/limits/limiter-store.js';
 export { StorageOpenError } from './adapters/storage/storage-open-error.js';
 export {
   buildContainer,

@@ -19,7 +19,7 @@ export const httpModule = (config: Config): ContainerModule =>
       [TYPES.PlantStore, TYPES.TokenStore],
     );
     bind(TYPES.HttpApp).toResolvedValue(
-      (plants, tokenVerifier, readiness, logger, counts, host, metrics, tracer) =>
+      (plants, tokenVerifier, readiness, logger, counts, host, limiterStore, metrics, tracer) =>
         createHttpApp({
           plants,
           tokenVerifier,
@@ -27,6 +27,7 @@ export const httpModule = (config: Config): ContainerModule =>
           logger,
           rateLimit: config.rateLimit,
           authFailureLimit: config.authFailureLimit,
+          limiterStore: limiterStore(),
           docs: config.docs,
           accessLog: config.accessLog,
           metrics,
@@ -42,6 +43,7 @@ export const httpModule = (config: Config): ContainerModule =>
         TYPES.Logger,
         TYPES.RequestCounts,
         TYPES.HttpHostOptions,
+        TYPES.LimiterStore,
         optional(TYPES.Metrics),
         optional(TYPES.Tracer),
       ],

@@ -5,9 +5,9 @@ import type { ReadinessCheck } from '../adapters/http/operations/readiness.js';
 import type { RequestCounts } from '../adapters/http/request-observer.js';
 import type { OutageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StartingStorage } from '../adapters/storage/starting-storage.js';
+import type { LimiterStore, OpenedStorage } from '../adapters/limits/limiter-store.js';
 import type { MetricsOptions, ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import type { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
-import type { Storage } from '../ports/storage.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlantEvents } from '../ports/plant-events.js';
 import type { PlantStore } from '../ports/plant-store.js';
@@ -38,9 +38,16 @@ export const TYPES = {
   /** The time, for token administration (issued and revoked at). */
   Clock: id<() => Date>('Clock'),
   /** Opens the configured storage technology (memory, Redis or MongoDB). */
-  StorageOpener: id<(signal: AbortSignal) => Promise<Storage>>('StorageOpener'),
+  StorageOpener: id<(signal: AbortSignal) => Promise<OpenedStorage>>('StorageOpener'),
   /** The storage as it opens: the plant and token stores answer 503 until it is open. */
   Storage: id<StartingStorage>('Storage'),
+  /**
+   * Where the tenant rate limit and the failed-authentication budget count, once the storage is
+   * open: its own Redis or MongoDB connection (shared by every process on it), in process for the
+   * memory storage or a storage that lends none. (A function: inversify resolves a bound promise
+   * only through getAsync.)
+   */
+  LimiterStore: id<() => Promise<LimiterStore>>('LimiterStore'),
   /** Where plants are kept (observed: latency, errors, spans, outages, whatever its adapter). */
   PlantStore: id<PlantStore>('PlantStore'),
   /** Where managed tokens are kept (observed like the plant store). */

@@ -1,4 +1,4 @@
-import type { Storage } from '../ports/storage.js';
+import type { OpenedStorage } from '../adapters/limits/limiter-store.js';
 
 export type { StorageDeps };
 import type { Config, StorageOptionsOf, StorageKind } from '../config/index.js';
@@ -10,7 +10,10 @@ import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storag
 type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageOptionsOf<K> };
 
 /** Opens one technology: both stores over one connection; rejects with a StorageOpenError when it cannot. */
-type Opener<K extends StorageKind> = (config: ConfigOf<K>, deps: StorageDeps) => Promise<Storage>;
+type Opener<K extends StorageKind> = (
+  config: ConfigOf<K>,
+  deps: StorageDeps,
+) => Promise<OpenedStorage>;
 
 // Every kind of StorageOptions needs an entry here, or this does not compile. Server adapters are
 // loaded only when chosen, so that the memory storage never loads a database driver.
@@ -27,7 +30,7 @@ const OPENERS: { [K in StorageKind]: Opener<K> } = {
 };
 
 /** Opens the configured storage: its plant store and token store over one connection. */
-export function openStorage(config: Config, deps: StorageDeps = {}): Promise<Storage> {
+export function openStorage(config: Config, deps: StorageDeps = {}): Promise<OpenedStorage> {
   const { kind } = config.storage;
   // Unreachable for typed callers; a plain-JS embedder may still pass anything.
   if (!Object.hasOwn(OPENERS, kind)) {

@@ -4,6 +4,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/index.js';
 import { createLogger } from '../adapters/logger.js';
+import { serveInstanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;
 /** What a worker sends its primary once its storage is open and it serves (serve.ts). */
@@ -58,6 +59,8 @@ export async function serveWorkers(config: Config, count: number): Promise<void>
       setTimeout(() => stopping || cluster.fork(), RESTART_DELAY_MS).unref();
     });
   });
+  // Workers ask for the instance's metrics (GET /metrics); the primary gathers them.
+  if (config.metrics !== false) serveInstanceMetrics();
   for (let i = 0; i < count; i++) cluster.fork();
   try {
     await started;

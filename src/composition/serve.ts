@@ -6,8 +6,10 @@ import type { ServeOptions } from '../cli/serve-options.js';
 import type { Config } from '../config/index.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
+import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
+import { TYPES } from './identifiers.js';
 import { serveWorkers, WORKER_READY } from './serve-workers.js';
 
 /**
@@ -52,8 +54,20 @@ async function serveHere(loaded: Config): Promise<void> {
   const config = withDevelopmentToken(loaded);
   // Before the service is composed, which makes spans only when a provider is registered.
   const stopTracing = await startTracing(process.env);
-  const service = await resolveService(buildContainer(config));
+  const container = buildContainer(config);
+  const worker = cluster.worker;
+  // A worker's own series (in flight, process metrics) say which worker; the rest are summed.
+  if (worker !== undefined && config.metrics !== false) {
+    container.rebind(TYPES.MetricsOptions).toConstantValue({
+      processLabels: { worker: String(worker.id) },
+    });
+  }
+  const service = await resolveService(container);
   const { logger } = service;
+  // GET /metrics on the shared port answers the instance's totals, whichever worker takes it.
+  if (worker !== undefined && service.metrics) {
+    service.metrics.gatherFrom(instanceMetrics(service.metrics.registry));
+  }
   if (config.storage.kind === 'memory') {
     logger.info({ tokenFile: config.tokenFile }, 'managed tokens are read from the token file');
   }

@@ -31,7 +31,7 @@ export interface Config {
   /** The configured bearer tokens (PLANT_STORE_TOKENS). */
   staticTokens: StaticToken[];
   logLevel: LogLevel;
-  /** Requests a second allowed per caller (token bucket, burst of the same size); 0 turns limiting off. */
+  /** Requests a second per tenant (one-second windows, shared through a Redis or MongoDB storage); 0 turns limiting off. */
   rateLimit: number;
   /** Where managed tokens live with the memory storage (shared by `plant-store tokens` and the server). */
   tokenFile: string;
@@ -49,7 +49,7 @@ export interface Config {
   jwt?: JwtConfig;
   /** Timeouts and connection bounds of the HTTP server; absent ones take their defaults. */
   http: Partial<HttpLimits>;
-  /** Failed authentications a second per client address (token bucket); 0: no budget. */
+  /** Failed authentications a second per client address (shared like the rate limit); 0: no budget. */
   authFailureLimit: number;
   /** Whose X-Forwarded-For names the client (PLANT_STORE_TRUST_PROXY); absent: nobody's. */
   trustProxy?: TrustProxy;

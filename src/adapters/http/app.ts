@@ -9,6 +9,8 @@ import { problem } from './error-catalogue.js';
 import { errorHandler } from './error-handler.js';
 import { plantRoutes } from './plant-routes.js';
 import { tenantRateLimit } from './rate-limit.js';
+import { KeyedLimiter, type LimiterWatch } from '../limits/keyed-limiter.js';
+import type { LimiterStore } from '../limits/limiter-store.js';
 import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { metricsRoutes } from './operations/metrics-route.js';
 import { openRoutes } from './operations/open-routes.js';
@@ -32,6 +34,11 @@ export interface HttpAppOptions {
   rateLimit?: number;
   /** Failed authentications a second per client address; 0 or absent turns the budget off. */
   authFailureLimit?: number;
+  /**
+   * Where both limits count: the storage's connection shares them with every process on it;
+   * absent, in this process.
+   */
+  limiterStore?: LimiterStore | Promise<LimiterStore> | undefined;
   /** Serves the interactive API reference at /docs (default true); false answers 404 there. */
   docs?: boolean;
   /** One `info` line per request (default true). */
@@ -51,6 +58,24 @@ export interface HttpAppOptions {
   trustProxy?: TrustProxy | undefined;
 }
 
+/** One log line when a limit's store stops answering and one when it answers again; a count of each decision made meanwhile. */
+function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): LimiterWatch {
+  return {
+    fallback(limit, first) {
+      metrics?.limiterFallbacks.inc({ limit });
+      if (first) {
+        logger.warn(
+          { limit },
+          'the limiter store does not answer; limiting in this process meanwhile',
+        );
+      }
+    },
+    recovered(limit) {
+      logger.info({ limit }, 'the limiter store answers again; limits are shared again');
+    },
+  };
+}
+
 /** The Koa application of the whole contract; mount it with `app.callback()`. */
 export function createHttpApp({
   plants,
@@ -59,6 +84,7 @@ export function createHttpApp({
   logger,
   rateLimit = 0,
   authFailureLimit = 0,
+  limiterStore,
   docs = true,
   accessLog = true,
   metrics,
@@ -69,9 +95,14 @@ export function createHttpApp({
 }: HttpAppOptions): HttpApp {
   const app = new Koa();
   trustProxy(app, trust);
+  const limiter = (name: string, points: number) =>
+    new KeyedLimiter({ name, points, store: limiterStore, watch: limiterWatch(logger, metrics) });
   const limits = {
-    admit: rateLimit > 0 ? tenantRateLimit(rateLimit) : undefined,
-    failures: authFailureLimit > 0 ? new AuthFailureBudget(authFailureLimit) : undefined,
+    admit: rateLimit > 0 ? tenantRateLimit(limiter('tenant', rateLimit)) : undefined,
+    failures:
+      authFailureLimit > 0
+        ? new AuthFailureBudget(limiter('auth_failures', authFailureLimit))
+        : undefined,
   };
   const routers = [plantRoutes({ plants, tokenVerifier, limits }), openRoutes(readiness)];
   if (docs) routers.push(docsRoutes());

@@ -60,23 +60,28 @@ export function authorize(
   { admit, failures }: AuthLimits = {},
 ): Middleware {
   // Malformed or missing credentials (400 40005, 401 40101) count against the address; a store
-  // outage is not the client's.
-  const charged = (address: string | undefined, error: unknown): never => {
-    if (error instanceof HttpProblem && error.status < 500) failures?.charge(address);
-    throw error;
+  // outage is not the client's. The failure that uses up the budget is answered 429 42902.
+  const charged = (address: string | undefined, error: unknown): Promise<never> | never => {
+    if (failures === undefined || !(error instanceof HttpProblem) || error.status >= 500) {
+      throw error;
+    }
+    return failures.charge(address).then(() => {
+      throw error;
+    });
   };
   const admitted = (
     ctx: Context,
     address: string | undefined,
     caller: Caller | undefined,
-  ): void => {
-    if (caller === undefined) {
-      failures?.charge(address);
-      throw problem('invalid-token');
-    }
-    admit?.(caller, caller.scopes.includes(scope));
-    requireScope(caller, scope);
-    requestState(ctx).caller = caller;
+  ): Promise<void> | void => {
+    if (caller === undefined) return charged(address, problem('invalid-token'));
+    const allowed = (): void => {
+      requireScope(caller, scope);
+      requestState(ctx).caller = caller;
+    };
+    // The tenant's limit first: a tenant over it is refused 429 whatever its scope.
+    if (admit === undefined) return allowed();
+    return admit(caller, caller.scopes.includes(scope)).then(allowed);
   };
   // Not async: a token known without I/O (a configured one) goes on to the route at once, sparing
   // every request the microtasks of three awaits.
@@ -90,17 +95,12 @@ export function authorize(
     } catch (error) {
       return charged(address, error);
     }
+    const proceed = (caller: Caller | undefined) => {
+      const waiting = admitted(ctx, address, caller);
+      return waiting === undefined ? next() : waiting.then(next);
+    };
     const known = tokenVerifier.verifyNow?.(token);
-    if (known !== undefined) {
-      admitted(ctx, address, known);
-      return next();
-    }
-    return tokenVerifier.verify(token).then(
-      (caller) => {
-        admitted(ctx, address, caller);
-        return next();
-      },
-      (error: unknown) => charged(address, error),
-    );
+    if (known !== undefined) return proceed(known);
+    return tokenVerifier.verify(token).then(proceed, (error: unknown) => charged(address, error));
   };
 }

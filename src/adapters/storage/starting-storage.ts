@@ -5,6 +5,7 @@ import type { StoredPlant } from '../../domain/plant.js';
 import type { PlantEvent, SubscriptionPatch, WebhookSubscription } from '../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../ports/plant-store.js';
 import type { Storage } from '../../ports/storage.js';
+import type { OpenedStorage } from '../limits/limiter-store.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
 
@@ -19,16 +20,16 @@ const starting = (): Promise<never> =>
  */
 export class StartingStorage {
   /** The opened storage; undefined until then (or for good, when opening failed). */
-  current: Storage | undefined;
+  current: OpenedStorage | undefined;
   /** Resolves with the storage once open; rejects as opening did (then every call stays 503). */
-  readonly opened: Promise<Storage>;
+  readonly opened: Promise<OpenedStorage>;
   readonly plants: PlantStore;
   readonly tokens: TokenStore;
   /** Webhook subscriptions, for their administration (delivery starts on the opened storage). */
   readonly webhooks: WebhookSubscriptions;
   private readonly abort = new AbortController();
 
-  constructor(open: (signal: AbortSignal) => Promise<Storage>) {
+  constructor(open: (signal: AbortSignal) => Promise<OpenedStorage>) {
     this.opened = open(this.abort.signal).then((storage) => (this.current = storage));
     // Whoever awaits `opened` handles its failure; the stores keep answering 503.
     this.opened.catch(() => {});

@@ -21,6 +21,11 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
   /** Requests received and not answered yet, read at each scrape. */
   inFlight?: () => number;
+  /**
+   * Labels of the series that belong to this process alone (requests in flight, process metrics),
+   * e.g. `{ worker: '2' }` under `serve --workers`, where every worker's series are summed.
+   */
+  processLabels?: Record<string, string>;
 }
 
 export const DEFAULT_METRICS_PREFIX = 'plant_store_';
@@ -64,6 +69,7 @@ export class ServiceMetrics {
   readonly recoveries: Counter<'store'>;
   readonly tokenVerifications: Counter<'kind' | 'result'>;
   readonly rateLimited: Counter<'limit'>;
+  readonly limiterFallbacks: Counter<'limit'>;
   readonly quotaRefused: Counter;
 
   constructor({
@@ -71,6 +77,7 @@ export class ServiceMetrics {
     prefix = DEFAULT_METRICS_PREFIX,
     defaultMetrics = registry === undefined,
     inFlight,
+    processLabels = {},
   }: MetricsOptions = {}) {
     this.registry = registry ?? new Registry();
     const registers = [this.registry];
@@ -111,6 +118,11 @@ export class ServiceMetrics {
       'Requests answered 429: limit "tenant" (42901) or "auth_failures" (42902)',
       ['limit'],
     );
+    this.limiterFallbacks = counter(
+      'limiter_fallbacks_total',
+      'Limit decisions made in this process because the store did not answer in time, by limit',
+      ['limit'],
+    );
     this.quotaRefused = counter(
       'quota_refused_total',
       'Creates refused because the tenant holds its quota of plants (403 40302)',
@@ -124,9 +136,10 @@ export class ServiceMetrics {
         const created = new Gauge({
           name: `${prefix}http_requests_in_flight`,
           help,
+          labelNames: Object.keys(processLabels),
           registers,
           collect() {
-            this.set(sources.reduce((sum, source) => sum + source(), 0));
+            this.set(processLabels, sources.reduce((sum, source) => sum + source(), 0));
           },
         });
         IN_FLIGHT.set(created, sources);
@@ -135,7 +148,7 @@ export class ServiceMetrics {
     // prom-client's process metrics, once a registry (a second service's would collide).
     const collected = this.registry.getSingleMetric(`${prefix}process_cpu_user_seconds_total`);
     if (defaultMetrics && collected === undefined) {
-      collectDefaultMetrics({ register: this.registry, prefix });
+      collectDefaultMetrics({ register: this.registry, prefix, labels: processLabels });
     }
   }
 
@@ -157,8 +170,15 @@ export class ServiceMetrics {
     child.inc();
   };
 
+  private gather = (): Promise<string> => this.registry.metrics();
+
+  /** Answers GET /metrics with `gather`'s text (the instance's, under `serve --workers`). */
+  gatherFrom(gather: () => Promise<string>): void {
+    this.gather = gather;
+  }
+
   /** The metrics in the Prometheus text format, and its content type. */
   async exposition(): Promise<{ text: string; type: string }> {
-    return { text: await this.registry.metrics(), type: this.registry.contentType };
+    return { text: await this.gather(), type: this.registry.contentType };
   }
 }

@@ -8,7 +8,7 @@ import {
 } from 'mongodb';
 import type { Logger } from '../../../ports/logger.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../../domain/plant-quota.js';
-import type { Storage } from '../../../ports/storage.js';
+import { MONGO_LIMITS_COLLECTION, type OpenedStorage } from '../../limits/limiter-store.js';
 import { ConfigError } from '../../config-error.js';
 import type { OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
@@ -40,7 +40,7 @@ export async function openMongoStorage(
   config: Omit<StorageOptionsOf<'mongodb'>, 'kind'>,
   deps: StorageDeps = {},
   webhookCacheMs = 1000,
-): Promise<Storage> {
+): Promise<OpenedStorage> {
   const timeoutMs = deps.startupTimeoutMs ?? DEFAULT_STARTUP_MS;
   const client = createMongoClient(config.url);
   // The start-up work's own client: its deadlines are the start-up bound's, not the requests'.
@@ -98,6 +98,8 @@ export async function openMongoStorage(
     tokens: new MongoTokenStore(database.collection<TokenDocument>(TOKEN_COLLECTION)),
     webhooks: subscriptions,
     outbox: new MongoWebhookOutbox(plants),
+    // The limits count on this client too, in the collection prepare() indexed.
+    limiterStore: { kind: 'mongodb', client, database: name },
     close: () => client.close(),
   };
 }
@@ -145,10 +147,29 @@ async function prepare(client: MongoClient, name: string, logger?: Logger): Prom
     // The outbox polls plants by `due`; subscriptions are listed by tenant.
     await database.collection(COLLECTION).createIndex({ due: 1 }, { name: DUE_INDEX });
     await database.collection(WEBHOOK_COLLECTION).createIndex({ tenant: 1 }, { name: 'tenant_1' });
+    await ensureLimitIndexes(database);
   } finally {
     clearTimeout(notice);
   }
 }
+
+/**
+ * The indexes rate-limiter-flexible's RateLimiterMongo would make itself (and only log when it
+ * cannot): one count per key, which makes concurrent first counts of a key meet on a duplicate
+ * (the library then retries), and expiry of ended windows. FerretDB v1 refuses TTL indexes
+ * (NotImplemented): there the library replaces an ended window's document in place, so a key keeps
+ * one document (docs/storage-mongodb.md).
+ */
+async function ensureLimitIndexes(database: Db): Promise<void> {
+  const limits = database.collection(MONGO_LIMITS_COLLECTION);
+  await limits.createIndex({ key: 1 }, { unique: true, name: 'key_1' });
+  await limits
+    .createIndex({ expire: -1 }, { expireAfterSeconds: 0, name: 'expire_-1' })
+    .catch((error: unknown) => {
+      if (!(error instanceof MongoServerError && error.code === NOT_IMPLEMENTED)) throw error;
+    });
+}
+const NOT_IMPLEMENTED = 238;
 
 /** The quota's counts (docs/storage-mongodb.md), or none when the quota is off or cannot hold. */
 async function plantCounts(

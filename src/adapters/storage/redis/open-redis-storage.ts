@@ -1,4 +1,4 @@
-import type { Storage } from '../../../ports/storage.js';
+import type { OpenedStorage } from '../../limits/limiter-store.js';
 import { withinDeadline } from '../deadline.js';
 import type { OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
@@ -17,7 +17,7 @@ import { RedisWebhookSubscriptions } from './redis-webhook-subscriptions.js';
 import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
 
 /**
- * Connects one client (standalone or cluster) for plants and tokens alike, waiting for a Redis that
+ * Connects one client (standalone or cluster) for plants, tokens and limits alike, waiting for a Redis that
  * is not up yet up to the start-up bound (ioredis reconnects by itself meanwhile). Rejects with a
  * StorageOpenError naming the nodes (never the password): at once when Redis refuses the
  * credentials, else when it is not ready within the bound.
@@ -25,7 +25,7 @@ import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
 export async function openRedisStorage(
   config: Omit<StorageOptionsOf<'redis'>, 'kind'>,
   deps: StorageDeps = {},
-): Promise<Storage> {
+): Promise<OpenedStorage> {
   const target = parseRedisUrl(config.url);
   const prefix = config.prefix ?? DEFAULT_REDIS_PREFIX;
   const nodes = describeRedisTarget(target);
@@ -60,6 +60,8 @@ export async function openRedisStorage(
       tokens: new RedisTokenStore(client, prefix),
       webhooks: new RedisWebhookSubscriptions(client, prefix),
       outbox: new RedisWebhookOutbox(client, prefix),
+      // The limits count on this client too, under the same prefix.
+      limiterStore: { kind: 'redis', client, prefix },
       close: () => quit(client),
     };
   } catch (error) {

@@ -1,0 +1,184 @@
+import {
+  RateLimiterMemory,
+  RateLimiterMongo,
+  RateLimiterRedis,
+  RateLimiterRes,
+  RLWrapperTimeouts,
+  type IRateLimiterOptions,
+} from 'rate-limiter-flexible';
+import { MONGO_LIMITS_COLLECTION, type LimiterStore } from './limiter-store.js';
+
+/** The window every limit counts in: `points` a second. */
+const WINDOW_SECONDS = 1;
+/** A MongoDB that has not answered a decision within this is treated as down for it. */
+const MONGO_DEADLINE_MS = 500;
+/** Keys refused at once are swept of expired entries past this many (each lasts one window). */
+const SWEEP_AT = 10_000;
+
+/** Told when decisions move into this process because the store did not answer, and back. */
+export interface LimiterWatch {
+  /** Each decision made in process; `first` for the first since the store last answered. */
+  fallback(limit: string, first: boolean): void;
+  /** The store answered again after a fallback. */
+  recovered(limit: string): void;
+}
+
+export interface KeyedLimiterOptions {
+  /** What the limit counts, in its keys, log lines and metrics: `tenant`, `auth_failures`. */
+  name: string;
+  /** Units a key may use a second. */
+  points: number;
+  /** Where to count (default: in process); until a promised store resolves, counts stay in process. */
+  store?: LimiterStore | Promise<LimiterStore> | undefined;
+  watch?: LimiterWatch | undefined;
+}
+
+/** The memory limiter that decides while the store does not answer, and says so. */
+class Insurance extends RateLimiterMemory {
+  constructor(
+    options: IRateLimiterOptions,
+    private readonly used: () => void,
+  ) {
+    super(options);
+  }
+  override consume(...args: Parameters<RateLimiterMemory['consume']>): Promise<RateLimiterRes> {
+    this.used();
+    return super.consume(...args);
+  }
+  override get(...args: Parameters<RateLimiterMemory['get']>): Promise<RateLimiterRes | null> {
+    this.used();
+    return super.get(...args);
+  }
+}
+
+type Limiter = Pick<RateLimiterMemory, 'consume' | 'get'>;
+
+/**
+ * `points` units a second per key (fixed one-second windows) through rate-limiter-flexible: on the
+ * storage's Redis (Cluster too: every command touches one key) or MongoDB when it lends its
+ * connection, so that every process on that store shares one count; else in this process. A
+ * store that fails or does not answer in time (Redis: its client's command timeout; MongoDB:
+ * 0.5 s) hands the decision to an in-process limiter (the library's insurance), which the watch
+ * hears of. Memory stays bounded: every key's count and refusal lasts one window.
+ */
+export class KeyedLimiter {
+  readonly points: number;
+  private limiter: Limiter;
+  private readonly name: string;
+  private readonly watch: LimiterWatch | undefined;
+  // Keys refused until a time, in ms. rate-limiter-flexible's inMemoryBlockOnConsumed does this
+  // for its store limiters, but not for RateLimiterMemory nor for its insurance's decisions: one
+  // map covers all three, so that a refused key costs no round trip until its window ends.
+  private readonly refused = new Map<string, number>();
+  private fallbacks = 0;
+  private degraded = false;
+
+  constructor({ name, points, store, watch }: KeyedLimiterOptions) {
+    this.name = name;
+    this.points = points;
+    this.watch = watch;
+    const options = { points, duration: WINDOW_SECONDS, keyPrefix: name };
+    this.limiter = new RateLimiterMemory(options);
+    if (store === undefined) return;
+    if (!(store instanceof Promise)) {
+      this.use(store, options);
+      return;
+    }
+    store.then(
+      (opened) => this.use(opened, options),
+      // A storage that never opens leaves the limits in process, as the memory storage has them.
+      () => {},
+    );
+  }
+
+  private use(store: LimiterStore, options: IRateLimiterOptions): void {
+    if (store.kind !== 'memory') this.limiter = this.shared(store, options);
+  }
+
+  /** The ms `key` is refused for, from what this process knows without asking (0: not refused). */
+  refusedFor(key: string): number {
+    const until = this.refused.get(key);
+    if (until === undefined) return 0;
+    const left = until - Date.now();
+    if (left > 0) return left;
+    this.refused.delete(key);
+    return 0;
+  }
+
+  /** Counts one unit against `key`; resolves 0 when it was within the limit, else the ms to wait. */
+  consume(key: string): Promise<number> {
+    const local = this.refusedFor(key);
+    if (local > 0) return Promise.resolve(local);
+    return this.decide(this.limiter.consume(key)).then((res) => {
+      // The unit that reaches the limit is the last one admitted: refuse the next ones here.
+      if (res.consumedPoints >= this.points) this.refuse(key, res.msBeforeNext);
+      return res.consumedPoints > this.points ? wait(res) : 0;
+    });
+  }
+
+  /** Resolves 0 when `key` has a unit left, else the ms to wait; uses nothing up. */
+  peek(key: string): Promise<number> {
+    const local = this.refusedFor(key);
+    if (local > 0) return Promise.resolve(local);
+    return this.decide(this.limiter.get(key)).then((res) =>
+      res !== null && res.consumedPoints >= this.points ? wait(res) : 0,
+    );
+  }
+
+  private refuse(key: string, ms: number): void {
+    if (this.refused.size >= SWEEP_AT) {
+      const now = Date.now();
+      for (const [k, until] of this.refused) if (until <= now) this.refused.delete(k);
+    }
+    this.refused.set(key, Date.now() + Math.max(ms, 1));
+  }
+
+  /** Settles one decision; a refusal (a RateLimiterRes the library rejects with) is a result too. */
+  private decide<T extends RateLimiterRes | null>(decision: Promise<T>): Promise<T> {
+    const before = this.fallbacks;
+    const settled = (res: T): T => {
+      if (this.degraded && this.fallbacks === before) {
+        this.degraded = false;
+        this.watch?.recovered(this.name);
+      }
+      return res;
+    };
+    return decision.then(settled, (error: unknown) => {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      return settled(error as T);
+    });
+  }
+
+  private shared(store: Exclude<LimiterStore, { kind: 'memory' }>, options: IRateLimiterOptions) {
+    const insuranceLimiter = new Insurance(options, () => {
+      this.fallbacks++;
+      this.watch?.fallback(this.name, !this.degraded);
+      this.degraded = true;
+    });
+    if (store.kind === 'redis') {
+      // No deadline of its own: the storage's client bounds every command (1.5 s, redis-client.ts),
+      // and one that is not connected hands the decision over at once. A timer a decision more
+      // would cost the success path some 2 µs (bench/README.md).
+      return new RateLimiterRedis({
+        ...options,
+        keyPrefix: `${store.prefix}limit:${this.name}`,
+        storeClient: store.client,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter,
+      });
+    }
+    const limiter = new RateLimiterMongo({
+      ...options,
+      storeClient: store.client,
+      dbName: store.database,
+      tableName: MONGO_LIMITS_COLLECTION,
+      // The storage made the indexes when it opened, with its start-up deadlines and errors.
+      disableIndexesCreation: true,
+    });
+    // The driver waits up to its socket timeout (2 s) for a server that stopped answering.
+    return new RLWrapperTimeouts({ limiter, timeoutMs: MONGO_DEADLINE_MS, insuranceLimiter });
+  }
+}
+
+/** The ms before another unit, at least one (a window ending now is still this one). */
+const wait = (res: RateLimiterRes): number => Math.max(1, res.msBeforeNext);

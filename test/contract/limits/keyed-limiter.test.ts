@@ -1,0 +1,3 @@
+import { describeKeyedLimiter } from './keyed-limiter-contract.js';
+
+describeKeyedLimiter('memory (in process)', async () => undefined);
