@@ -4,7 +4,6 @@ import type { PlantId } from '../../domain/plant-id.js';
 import type { StoredPlant } from '../../domain/plant.js';
 import type { PlantEvent, SubscriptionPatch, WebhookSubscription } from '../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../ports/plant-store.js';
-import type { Storage } from '../../ports/storage.js';
 import type { OpenedStorage } from '../limits/limiter-store.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
