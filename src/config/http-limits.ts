@@ -32,6 +32,7 @@ const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
   ['maxBufferedOutputBytes', 'PLANT_STORE_MAX_BUFFERED_OUTPUT_BYTES', 65_536, 2 ** 40],
   ['maxConnections', 'PLANT_STORE_MAX_CONNECTIONS', 1, 1_000_000],
   ['maxConnectionsPerAddress', 'PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000],
+  ['maxConnectionsPerNetwork', 'PLANT_STORE_MAX_CONNECTIONS_PER_NETWORK', 1, 1_000_000],
   ['backlog', 'PLANT_STORE_LISTEN_BACKLOG', 1, 65_535],
 ];
 
