@@ -10,14 +10,16 @@ const NUMBER = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?$/;
 
 /**
  * The exact integer a JSON number literal denotes (`12`, `12.0`, `1.2e1`), or undefined when it
- * denotes a fraction or lies far beyond int64. Never goes through a double.
+ * denotes a fraction, lies far beyond int64 or is a negative zero (`-0`, `-0.0`): a path refuses
+ * `-0` as not canonical, so a body does too, and no id reads differently in the two. Never goes
+ * through a double.
  */
 export function exactInteger(literal: string): bigint | undefined {
   const match = NUMBER.exec(literal);
   if (match === null) return undefined;
   const [, sign, whole = '', fraction = '', expSign, expDigits = '0'] = match;
   const allDigits = (whole + fraction).replace(/^0+/, '');
-  if (allDigits === '') return 0n;
+  if (allDigits === '') return sign === '-' ? undefined : 0n;
   const digits = allDigits.replace(/0+$/, '');
   // BigInt arithmetic: an exponent of any length is exact (a body holds at most 64 KiB of digits).
   const shift =
@@ -42,7 +44,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  */
 const COMMON_PLANT =
   // eslint-disable-next-line no-control-regex -- C0 controls are exactly what a JSON string must escape
-  /^[ \t\n\r]*\{[ \t\n\r]*"id"[ \t\n\r]*:[ \t\n\r]*(-?(?:0|[1-9][0-9]{0,19}))[ \t\n\r]*,[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*(?:,[ \t\n\r]*"tag"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*)?\}[ \t\n\r]*$/;
+  /^[ \t\n\r]*\{[ \t\n\r]*"id"[ \t\n\r]*:[ \t\n\r]*(0|-?[1-9][0-9]{0,19})[ \t\n\r]*,[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*(?:,[ \t\n\r]*"tag"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*)?\}[ \t\n\r]*$/;
 
 /** Parses a JSON object exactly (integers as bigint), or throws the contract's invalid-body (40001). */
 export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
