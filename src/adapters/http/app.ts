@@ -112,7 +112,7 @@ export function createHttpApp({
   };
   const routers = [plantRoutes({ plants, tokens, limits }), openRoutes(store, tokenStore)];
   if (docs) routers.push(docsRoutes());
-  if (metrics) routers.push(metricsRoutes(metrics, tokens, limits));
+  if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokens, limits));
 
   app.use(
     requestObserver({ logger, accessLog, metrics, tracer, requestId, ...(counts && { counts }) }),

@@ -8,10 +8,16 @@ export type VerificationResult = 'accepted' | 'refused' | 'error';
 /** Where the metrics live and how they are named. */
 export interface MetricsOptions {
   /**
-   * The registry to register in, e.g. a host's own (then its /metrics shows the service's series
-   * beside its own). Default: a registry of the service's own, served at GET /metrics.
+   * The registry to register in too, e.g. a host's own (then its /metrics shows the service's
+   * series beside its own). The service's GET /metrics serves only the service's series whatever
+   * the registry holds besides. Default: a registry of the service's own alone.
    */
   registry?: Registry;
+  /**
+   * Whether the service's app serves GET /metrics. Default true; false keeps the metrics (in
+   * `registry`) and leaves the route out, for a host that serves its registry itself.
+   */
+  route?: boolean;
   /** Put before every metric name. Default `plant_store_`. */
   prefix?: string;
   /**
@@ -33,7 +39,12 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
  * bounded: methods, route templates, status classes, operations, adapters; never ids or tenants.
  */
 export class ServiceMetrics {
+  /** The registry given, or the service's own. */
   readonly registry: Registry;
+  /** Whether the service's app serves GET /metrics. */
+  readonly route: boolean;
+  /** The service's series alone (the registry itself when none was given): what /metrics serves. */
+  private readonly own: Registry;
   readonly requestDuration: Histogram<'method' | 'route' | 'status_class'>;
   readonly storeDuration: Histogram<'store' | 'operation' | 'adapter'>;
   readonly storeErrors: Counter<'store' | 'operation' | 'adapter'>;
@@ -48,9 +59,15 @@ export class ServiceMetrics {
     prefix = DEFAULT_METRICS_PREFIX,
     defaultMetrics = registry === undefined,
     inFlight,
+    route = true,
   }: MetricsOptions = {}) {
-    this.registry = registry ?? new Registry();
-    const registers = [this.registry];
+    this.route = route;
+    // Every metric is registered in a registry of the service's own as well as in a given one,
+    // so that the service's /metrics never serves a host's series (prom-client's registers).
+    this.own = new Registry();
+    if (registry !== undefined) this.own.setContentType(registry.contentType);
+    this.registry = registry ?? this.own;
+    const registers = registry === undefined ? [this.own] : [this.own, registry];
     const histogram = <L extends string>(name: string, help: string, labelNames: L[]) =>
       new Histogram<L>({ name: `${prefix}${name}`, help, labelNames, buckets: BUCKETS, registers });
     const counter = <L extends string>(name: string, help: string, labelNames: L[] = []) =>
@@ -119,8 +136,8 @@ export class ServiceMetrics {
     child.inc();
   };
 
-  /** The metrics in the Prometheus text format, and its content type. */
+  /** The service's own metrics (never a host's) in the Prometheus text format, and its content type. */
   async exposition(): Promise<{ text: string; type: string }> {
-    return { text: await this.registry.metrics(), type: this.registry.contentType };
+    return { text: await this.own.metrics(), type: this.own.contentType };
   }
 }
