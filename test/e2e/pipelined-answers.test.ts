@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { HardenedService } from '../support/hardened-service.js';
 import { eventually, RawClient, sleep } from '../support/raw-client.js';
+import { startService, type ServiceProcess } from '../support/service-process.js';
 
 const PAGE_REQUEST =
   `GET /plants?limit=1000 HTTP/1.1\r\nHost: x\r\n` +
@@ -115,4 +118,104 @@ describe('pipelined requests (raw sockets)', () => {
     expect(answered).to.deep.equal(Array(10).fill(200));
     expect(reader.socket.destroyed).to.equal(false);
   });
+});
+
+describe('pipelined requests never read, against the service process (--max-old-space-size=512)', function () {
+  this.timeout(120_000);
+  const WRITER = 'pipeline-writer-token-0123456789';
+  let service: ServiceProcess;
+  before(async () => {
+    service = await startService({
+      NODE_OPTIONS: '--max-old-space-size=512',
+      PLANT_STORE_STORAGE: 'memory',
+      PLANT_STORE_TOKENS: JSON.stringify([
+        { token: WRITER, tenant: 't', scopes: ['plants:read', 'plants:write'] },
+      ]),
+    });
+    for (let id = 1; id <= 1000; id += 50) {
+      await Promise.all(
+        Array.from({ length: 50 }, (_, i) =>
+          fetch(`http://127.0.0.1:${service.port}/plants`, {
+            method: 'POST',
+            headers: { Authorization: `Bearer ${WRITER}`, 'Content-Type': 'application/json' },
+            body: JSON.stringify({
+              id: id + i,
+              name: 'n'.repeat(250) + String(id + i).padStart(6, '0'),
+            }),
+          }).then((response) => response.arrayBuffer()),
+        ),
+      );
+    }
+  });
+  after(() => service?.stop());
+
+  /** The process's resident set, in MiB. */
+  const rss = () =>
+    Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))![1]) / 1024;
+
+  /**
+   * 128 connections from one address (its bound), each sending 64 kB of pipelined `request` and
+   * never reading, again every 500 ms and on a new connection when one is closed, for `ms`; while
+   * it lasts, another address asks for /healthz every 250 ms. Resolves the largest resident set
+   * seen and how many of the other address's requests were answered 200.
+   */
+  async function attack(
+    request: string,
+    ms: number,
+  ): Promise<{ peak: number; served: number; asked: number }> {
+    const payload = burst(request);
+    const until = Date.now() + ms;
+    const sockets = new Set<Socket>();
+    const open = () => {
+      if (Date.now() > until) return;
+      const socket = connect({ port: service.port, host: '127.0.0.1', localAddress: HOARDER });
+      const again = setInterval(() => socket.write(payload), 500);
+      socket.on('connect', () => {
+        socket.pause();
+        socket.write(payload);
+      });
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        clearInterval(again);
+        sockets.delete(socket);
+        setTimeout(open, 20);
+      });
+      sockets.add(socket);
+    };
+    for (let i = 0; i < 128; i++) open();
+    let peak = rss();
+    let served = 0;
+    let asked = 0;
+    while (Date.now() < until) {
+      asked++;
+      const health = await fetch(`http://127.0.0.1:${service.port}/healthz`, {
+        signal: AbortSignal.timeout(2000),
+      }).catch(() => undefined);
+      if (health?.status === 200) served++;
+      await health?.arrayBuffer();
+      peak = Math.max(peak, rss());
+      await sleep(250);
+    }
+    for (const socket of sockets) socket.destroy();
+    return { peak, served, asked };
+  }
+
+  for (const [what, request] of [
+    ['pages of 270 kB with a token', PAGE_REQUEST.replace(HardenedService.READ_TOKEN, WRITER)],
+    ['the OpenAPI document without one', DOCUMENT_REQUEST],
+  ] as const) {
+    it(`when one address pipelines ${what} on 128 connections for 8 s, then the process lives, its resident set grows by less than twice the 64 MiB output budget and another address is served`, async () => {
+      const baseline = rss();
+
+      const { peak, served, asked } = await attack(request, 8000);
+
+      expect(service.running(), service.output()).to.equal(true);
+      // The 64 MiB output budget, and as much again for garbage (the parsed requests of every
+      // closed connection) that a collection has not reclaimed yet; before the bound, the process
+      // died out of heap within seconds.
+      expect(peak - baseline).to.be.below(128);
+      expect(served, `${served} of ${asked}`).to.be.at.least(asked / 2);
+      expect((await fetch(`http://127.0.0.1:${service.port}/healthz`)).status).to.equal(200);
+    });
+  }
 });

@@ -94,7 +94,7 @@ describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', 
     fc.integer({ min: -5, max: 40 }).map((id) => ['DELETE', `/plants/${id}`, '']),
     fc.constantFrom(['GET', '/healthz', ''], ['GET', '/openapi.json', ''], ['GET', '/nowhere', '']),
   );
-  const asBytes = ([method, target, body]: string[]) =>
+  const asBytes = ([method, target, body]: readonly string[]) =>
     `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS_BY_ROLE.both}\r\n` +
     (body === ''
       ? ''

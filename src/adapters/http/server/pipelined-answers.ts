@@ -37,7 +37,13 @@ export function answerInTurn(
 ): PipelinedAnswers {
   const turns = new WeakMap<Socket, Turns>();
 
-  const start = (state: Turns, socket: Socket, req: IncomingMessage, res: ServerResponse) => {
+  const start = (
+    state: Turns,
+    socket: Socket,
+    req: IncomingMessage,
+    res: ServerResponse,
+    arriving = false,
+  ) => {
     state.answering.add(res);
     const done = () => {
       if (!state.answering.delete(res)) return;
@@ -51,7 +57,11 @@ export function answerInTurn(
     };
     res.once('finish', done);
     res.once('close', done);
-    listener(req, res);
+    if (!arriving) listener(req, res);
+    // A request that arrives starts once node:http has parsed the rest of its read: when that
+    // read pipelined too far and closed the connection, no answer is made for nobody; when the
+    // rest was unparsable, the clientError handler has answered already.
+    else setImmediate(() => socket.destroyed || res.headersSent || listener(req, res));
   };
 
   const inTurn: RequestListener = (req, res) => {
@@ -65,7 +75,7 @@ export function answerInTurn(
     }
     if (socket.destroyed) return;
     if (state.answering.size < maxAnswers && state.waiting.length === 0) {
-      start(state, socket, req, res);
+      start(state, socket, req, res, true);
       return;
     }
     if (state.waiting.length >= maxWaiting) {
