@@ -4,14 +4,16 @@ const NUMBER = /^(-?)([0-9]+)(?:\.([0-9]+))?(?:[eE]([+-]?)([0-9]+))?$/;
 
 /**
  * The exact integer a JSON number literal denotes (`12`, `12.0`, `1.2e1`), or undefined when it
- * denotes a fraction or lies far beyond int64. Never goes through a double.
+ * denotes a fraction, lies far beyond int64 or is a negative zero (`-0`, `-0.0`): a path refuses
+ * `-0` as not canonical, so a body (and an import line) does too, and no id reads differently in
+ * the two. Never goes through a double.
  */
 export function exactInteger(literal: string): bigint | undefined {
   const match = NUMBER.exec(literal);
   if (match === null) return undefined;
   const [, sign, whole = '', fraction = '', expSign, expDigits = '0'] = match;
   const allDigits = (whole + fraction).replace(/^0+/, '');
-  if (allDigits === '') return 0n;
+  if (allDigits === '') return sign === '-' ? undefined : 0n;
   const digits = allDigits.replace(/0+$/, '');
   // BigInt arithmetic: an exponent of any length is exact (a body holds at most 64 KiB of digits).
   const shift =
@@ -34,7 +36,7 @@ const parseNumber = (literal: string): bigint | number => exactInteger(literal) 
  */
 const COMMON_PLANT =
   // eslint-disable-next-line no-control-regex -- C0 controls are exactly what a JSON string must escape
-  /^[ \t\n\r]*\{[ \t\n\r]*"id"[ \t\n\r]*:[ \t\n\r]*(-?(?:0|[1-9][0-9]{0,19}))[ \t\n\r]*,[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*(?:,[ \t\n\r]*"tag"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*)?\}[ \t\n\r]*$/;
+  /^[ \t\n\r]*\{[ \t\n\r]*"id"[ \t\n\r]*:[ \t\n\r]*(0|-?[1-9][0-9]{0,19})[ \t\n\r]*,[ \t\n\r]*"name"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*(?:,[ \t\n\r]*"tag"[ \t\n\r]*:[ \t\n\r]*"([^"\\\u0000-\u001f]*)"[ \t\n\r]*)?\}[ \t\n\r]*$/;
 
 /**
  * A plant line as `plant-store export` writes it: `{"tenant":"...","id":<integer>,"name":"...",
@@ -43,7 +45,7 @@ const COMMON_PLANT =
  */
 const EXPORT_LINE =
   // eslint-disable-next-line no-control-regex -- C0 controls are exactly what a JSON string must escape
-  /^\{"tenant":"([^"\\\u0000-\u001f]*)","id":(-?(?:0|[1-9][0-9]{0,19})),"name":"([^"\\\u0000-\u001f]*)"(?:,"tag":"([^"\\\u0000-\u001f]*)")?\}$/;
+  /^\{"tenant":"([^"\\\u0000-\u001f]*)","id":(0|-?[1-9][0-9]{0,19}),"name":"([^"\\\u0000-\u001f]*)"(?:,"tag":"([^"\\\u0000-\u001f]*)")?\}$/;
 
 /**
  * Parses JSON text exactly: integers become bigints (never a double), other numbers NaN. Throws

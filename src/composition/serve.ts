@@ -4,6 +4,7 @@ import cluster from 'node:cluster';
 import { randomBytes } from 'node:crypto';
 import type { ServeOptions } from '../cli/serve-options.js';
 import type { Config } from '../config/index.js';
+import { workerShare } from '../config/http-limits.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
 import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
@@ -37,14 +38,18 @@ function withDevelopmentToken(config: Config): Config {
  * line and serves. Runs until SIGTERM or SIGINT; then drains requests, closes the storage and
  * exits 0. Resolves once the storage is open; rejects (the port closed again) when it cannot be.
  * With `workers`, this process becomes the cluster's primary and each worker process comes back
- * here to serve.
+ * here to serve, with its share of the per-address bounds (workerShare).
  */
 export async function serve(loaded: Config, options: ServeOptions = {}): Promise<void> {
-  if (options.workers !== undefined && cluster.isPrimary) {
-    return serveWorkers(loaded, options.workers);
+  const { workers } = options;
+  // Checked in the primary too, so that bounds the workers cannot share fail the start at once.
+  const shared =
+    workers === undefined ? loaded : { ...loaded, http: workerShare(loaded.http, workers) };
+  if (workers !== undefined && cluster.isPrimary) {
+    return serveWorkers(loaded, workers);
   }
   // A worker that cannot start lets go of its primary's channel, or it would never exit.
-  return serveHere(loaded).catch((error: unknown) => {
+  return serveHere(shared).catch((error: unknown) => {
     cluster.worker?.disconnect();
     throw error;
   });

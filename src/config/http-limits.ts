@@ -32,6 +32,7 @@ const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
   ['maxBufferedOutputBytes', 'PLANT_STORE_MAX_BUFFERED_OUTPUT_BYTES', 65_536, 2 ** 40],
   ['maxConnections', 'PLANT_STORE_MAX_CONNECTIONS', 1, 1_000_000],
   ['maxConnectionsPerAddress', 'PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS', 1, 1_000_000],
+  ['maxConnectionsPerNetwork', 'PLANT_STORE_MAX_CONNECTIONS_PER_NETWORK', 1, 1_000_000],
   ['backlog', 'PLANT_STORE_LISTEN_BACKLOG', 1, 65_535],
 ];
 
@@ -47,4 +48,36 @@ export function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
     );
   }
   return limits;
+}
+
+/**
+ * The limits one of `workers` processes holds: each takes an equal share (rounded down) of the
+ * per-address and per-network bounds, so that one client address holds at most the configured
+ * bound over the whole instance, however the cluster spreads its connections. Every other limit
+ * is per process (descriptors, memory and the output budget are each process's own). Throws when
+ * a bound is smaller than the number of workers, which could not share it.
+ */
+export function workerShare(
+  limits: Partial<HttpLimits> | undefined,
+  workers: number,
+): Partial<HttpLimits> {
+  const share = (bound: number, name: string) => {
+    if (bound < workers) {
+      throw new ConfigError(
+        `${name} (${bound}) must be at least the number of workers (${workers}): each worker holds an equal share of it`,
+      );
+    }
+    return Math.floor(bound / workers);
+  };
+  return {
+    ...limits,
+    maxConnectionsPerAddress: share(
+      limits?.maxConnectionsPerAddress ?? DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
+      'PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS',
+    ),
+    maxConnectionsPerNetwork: share(
+      limits?.maxConnectionsPerNetwork ?? DEFAULT_HTTP_LIMITS.maxConnectionsPerNetwork,
+      'PLANT_STORE_MAX_CONNECTIONS_PER_NETWORK',
+    ),
+  };
 }

@@ -1,5 +1,6 @@
 import { PlantError } from './errors.js';
 import { isPlantId, MAX_PLANT_ID, MIN_PLANT_ID, type PlantId } from './plant-id.js';
+import { hasUnsafeCharacter } from './tenant.js';
 
 /** A plant as callers see it: never with its id. */
 export type Plant = { name: string; tag?: string };
@@ -20,9 +21,6 @@ export const TAG_MAX = 64;
 export const toPlant = (plant: StoredPlant): Plant =>
   plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
 
-// Cc (C0, DEL, C1) and lone surrogates (Cs only matches unpaired ones under the u flag).
-const FORBIDDEN_CHARACTER = /[\p{Cc}\p{Cs}]/u;
-
 const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
 
 const codePointLength = (text: string): number =>
@@ -34,8 +32,12 @@ function checkText(field: string, value: unknown, min: number, max: number): str
   if (length < min || length > max) {
     throw invalid(field, `must be ${min} to ${max} characters long (got ${length})`);
   }
-  if (FORBIDDEN_CHARACTER.test(value)) {
-    throw invalid(field, 'must not contain control characters or unpaired surrogates');
+  // The labels' character rule: a name shows in an operator's lists as a tenant or label does.
+  if (hasUnsafeCharacter(value)) {
+    throw invalid(
+      field,
+      'must not contain control characters, unpaired surrogates or bidirectional controls',
+    );
   }
   return value;
 }

@@ -11,12 +11,18 @@ const UNSAFE_CHARACTER = /[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u200E\u200F\u0
 const codePoints = (text: string): number => [...text].length;
 
 /**
+ * Whether the text holds a character no label, tenant, plant name or tag may hold: a control
+ * character, an unpaired surrogate or a bidirectional control (the rule above, written once).
+ */
+export const hasUnsafeCharacter = (text: string): boolean => UNSAFE_CHARACTER.test(text);
+
+/**
  * Why the text cannot name or label anything an operator reads (control characters, unpaired
  * surrogates, bidirectional controls, or nothing but whitespace), or undefined when it can.
  * Empty text passes: whether a value is required is the caller's rule.
  */
 export function checkLabel(text: string): string | undefined {
-  if (UNSAFE_CHARACTER.test(text)) {
+  if (hasUnsafeCharacter(text)) {
     return 'must be free of control characters, unpaired surrogates and bidirectional controls';
   }
   if (text !== '' && text.trim() === '') return 'must be more than whitespace';

@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import Koa from 'koa';
 import compress from 'koa-compress';
 import mount from 'koa-mount';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
 import {
   buildContainer,
   buildService,
@@ -336,6 +336,60 @@ describe('the container as the embedding seam', () => {
       // Node parses some 30 methods; they share one label value, so they cannot grow the series.
       expect(await registry.metrics()).to.match(
         /embedded_http_request_duration_seconds_count\{method="OTHER",route="unmatched",status_class="4xx"\} 3/,
+      );
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await service.close();
+    }
+  });
+
+  it("when metrics are bound to the host's registry, then the service's /metrics serves its own series and none of the host's", async () => {
+    const registry = new Registry();
+    new Counter({
+      name: 'host_secret_orders_total',
+      help: 'the host’s own',
+      registers: [registry],
+    }).inc(7);
+    const service = await buildService(configFor(), (container) => {
+      container.rebind(TYPES.MetricsOptions).toConstantValue({ registry });
+    });
+    const { server, port } = await hostServer(service.app);
+    try {
+      await send(port, 'GET', '/api/plants', { headers: [['Authorization', `Bearer ${WRITER}`]] });
+      const metrics = await send(port, 'GET', '/api/metrics', {
+        headers: [['Authorization', `Bearer ${METRICS}`]],
+      });
+
+      expect(metrics.status).to.equal(200);
+      expect(metrics.text).to.match(/^plant_store_http_request_duration_seconds_count\{/m);
+      expect(metrics.text).to.not.include('host_secret_orders_total');
+      expect(await registry.metrics()).to.include('host_secret_orders_total 7');
+      expect(await registry.metrics()).to.match(
+        /^plant_store_http_request_duration_seconds_count\{/m,
+      );
+    } finally {
+      server.closeAllConnections();
+      server.close();
+      await service.close();
+    }
+  });
+
+  it("when metrics are bound to the host's registry with the route left out, then they are kept there and the service serves no /metrics", async () => {
+    const registry = new Registry();
+    const service = await buildService(configFor(), (container) => {
+      container.rebind(TYPES.MetricsOptions).toConstantValue({ registry, route: false });
+    });
+    const { server, port } = await hostServer(service.app);
+    try {
+      await send(port, 'GET', '/api/plants', { headers: [['Authorization', `Bearer ${WRITER}`]] });
+      const metrics = await send(port, 'GET', '/api/metrics', {
+        headers: [['Authorization', `Bearer ${METRICS}`]],
+      });
+
+      expect(metrics.status).to.equal(404);
+      expect(await registry.metrics()).to.match(
+        /^plant_store_http_request_duration_seconds_count\{method="GET",route="\/plants",status_class="2xx"\} 1$/m,
       );
     } finally {
       server.closeAllConnections();

@@ -4,6 +4,7 @@ import { freePort } from '../support/free-port.js';
 import { send } from '../support/http-client.js';
 import { startRedisServer, type RedisUnderTest } from '../support/redis-server.js';
 import { serverMissing } from '../support/server-requirement.js';
+import { RawClient, sleep } from '../support/raw-client.js';
 import { CLI, runProgram, startService, type ServiceProcess } from '../support/service-process.js';
 
 const TOKEN = `workers-${randomUUID()}`;
@@ -61,6 +62,26 @@ describe('plant-store serve --workers, on Redis', function () {
     for (const page of pages) expect(page.text).to.equal('[{"name":"shared"}]');
   });
 
+  it('when one address opens 300 connections with partial headers, then the instance holds at most its bound of 128 (64 a worker) and another address is served', async () => {
+    const opened = await Promise.all(
+      Array.from({ length: 300 }, () =>
+        RawClient.open(service!.port, { localAddress: '127.0.0.2' }),
+      ),
+    );
+    try {
+      for (const client of opened) client.send('GET /plants HTTP/1.1\r\nHost: x\r\n');
+      await sleep(1000);
+      const open = opened.filter(
+        (client) => !client.socket.destroyed && !client.socket.readableEnded,
+      );
+
+      expect(open.length).to.be.within(1, 128);
+      expect((await call('GET', '/readyz')).status).to.equal(200);
+    } finally {
+      for (const client of opened) client.destroy();
+    }
+  });
+
   it('when a worker dies, then another takes its place and the service keeps answering', async () => {
     const [victim] = workerPids(service!);
     process.kill(victim!, 'SIGKILL');
@@ -92,5 +113,17 @@ describe('plant-store serve --workers, on Redis', function () {
       /plant-store: failed to start: a worker exited \(code 1\) before it was ready/,
     );
     expect(outcome.stderr).to.match(/Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\) is not ready/);
+  });
+
+  it('when the per-address bound is smaller than the number of workers, then the start is refused naming it', async () => {
+    const outcome = await runProgram([...CLI, 'serve', '--workers', '2'], {
+      ...env,
+      PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS: '1',
+    });
+
+    expect(outcome.code).to.not.equal(0);
+    expect(outcome.stderr).to.match(
+      /PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS \(1\) must be at least the number of workers \(2\)/,
+    );
   });
 });

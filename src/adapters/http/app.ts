@@ -106,7 +106,7 @@ export function createHttpApp({
   };
   const routers = [plantRoutes({ plants, tokenVerifier, limits }), openRoutes(readiness)];
   if (docs) routers.push(docsRoutes());
-  if (metrics) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
+  if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
 
   app.use(
     requestObserver({ logger, accessLog, metrics, tracer, requestId, ...(counts && { counts }) }),

@@ -3,6 +3,7 @@ import { requireScope, type Caller, type Scope } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { AuthFailureBudget } from './auth-failure-budget.js';
 import { problem } from './error-catalogue.js';
+import { countRawHeaders } from './raw-headers.js';
 import { HttpProblem } from './http-problem.js';
 import { requestState } from './request-state.js';
 import type { Admit } from './rate-limit.js';
@@ -10,21 +11,11 @@ import type { Admit } from './rate-limit.js';
 // RFC 6750 b64token (RFC 7235 token68).
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
 
-function countAuthorizationHeaders(raw: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    // Only a 13-character name can be Authorization: lower-case no other.
-    if (name.length === 13 && name.toLowerCase() === 'authorization') count++;
-  }
-  return count;
-}
-
 /** Reads the bearer token of a request, or throws the contract's 400 or 401. */
 function bearerToken(ctx: Context): string {
   const header = ctx.get('Authorization');
   // Node keeps only the first of repeated Authorization headers, so count them in the raw list.
-  if (countAuthorizationHeaders(ctx.req.rawHeaders) > 1) {
+  if (countRawHeaders(ctx.req.rawHeaders, 'authorization') > 1) {
     throw problem('malformed-credentials', 'send exactly one Authorization header');
   }
   const space = header.indexOf(' ');

@@ -1,4 +1,11 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type Metric,
+} from 'prom-client';
 import type { StorePart } from '../storage/outage-reporter.js';
 
 /** How a token verification ended, by the kind of token. */
@@ -8,15 +15,22 @@ export type VerificationResult = 'accepted' | 'refused' | 'error';
 /** Where the metrics live and how they are named. */
 export interface MetricsOptions {
   /**
-   * The registry to register in, e.g. a host's own (then its /metrics shows the service's series
-   * beside its own). Default: a registry of the service's own, served at GET /metrics.
+   * The registry to register in too, e.g. a host's own (then its /metrics shows the service's
+   * series beside its own). The service's GET /metrics serves only the service's series whatever
+   * the registry holds besides. Default: a registry of the service's own alone.
    */
   registry?: Registry;
+  /**
+   * Whether the service's app serves GET /metrics. Default true; false keeps the metrics (in
+   * `registry`) and leaves the route out, for a host that serves its registry itself.
+   */
+  route?: boolean;
   /** Put before every metric name. Default `plant_store_`. */
   prefix?: string;
   /**
-   * prom-client's process metrics (CPU, memory, event loop, GC) in the registry. Default: true
-   * for a registry of the service's own, false for a given one (the host collects its own once).
+   * prom-client's process metrics (CPU, memory, event loop, GC), served by the service's
+   * /metrics (never registered in a given registry). Default: true for a registry of the
+   * service's own, false for a given one (the host collects its own once).
    */
   defaultMetrics?: boolean;
   /** Requests received and not answered yet, read at each scrape. */
@@ -61,7 +75,12 @@ function ownMetric<M>(
  * bounded: methods, route templates, status classes, operations, adapters; never ids or tenants.
  */
 export class ServiceMetrics {
+  /** The registry given, or the service's own. */
   readonly registry: Registry;
+  /** Whether the service's app serves GET /metrics. */
+  readonly route: boolean;
+  /** The service's series alone (the registry itself when none was given): what /metrics serves. */
+  private readonly own: Registry;
   readonly requestDuration: Histogram<'method' | 'route' | 'status_class'>;
   readonly storeDuration: Histogram<'store' | 'operation' | 'adapter'>;
   readonly storeErrors: Counter<'store' | 'operation' | 'adapter'>;
@@ -78,11 +97,26 @@ export class ServiceMetrics {
     defaultMetrics = registry === undefined,
     inFlight,
     processLabels = {},
+    route = true,
   }: MetricsOptions = {}) {
-    this.registry = registry ?? new Registry();
-    const registers = [this.registry];
-    const reuse = <M>(kind: new (...args: never[]) => M, name: string, help: string) =>
-      ownMetric(this.registry, kind, `${prefix}${name}`, help);
+    this.route = route;
+    // Every metric is registered in a registry of the service's own as well as in a given one,
+    // so that the service's /metrics never serves a host's series (prom-client's registers).
+    this.own = new Registry();
+    if (registry !== undefined) this.own.setContentType(registry.contentType);
+    this.registry = registry ?? this.own;
+    const registers = registry === undefined ? [this.own] : [this.own, registry];
+    // A metric of a second service on the same registry and prefix is the first's, counted in
+    // this service's own registry too.
+    const reuse = <M extends Metric>(
+      kind: new (...args: never[]) => M,
+      name: string,
+      help: string,
+    ) => {
+      const found = registry && ownMetric(registry, kind, `${prefix}${name}`, help);
+      if (found !== undefined) this.own.registerMetric(found);
+      return found;
+    };
     const histogram = <L extends string>(name: string, help: string, labelNames: L[]) =>
       reuse(Histogram<L>, name, help) ??
       new Histogram<L>({ name: `${prefix}${name}`, help, labelNames, buckets: BUCKETS, registers });
@@ -139,17 +173,18 @@ export class ServiceMetrics {
           labelNames: Object.keys(processLabels),
           registers,
           collect() {
-            this.set(processLabels, sources.reduce((sum, source) => sum + source(), 0));
+            this.set(
+              processLabels,
+              sources.reduce((sum, source) => sum + source(), 0),
+            );
           },
         });
         IN_FLIGHT.set(created, sources);
       }
     }
-    // prom-client's process metrics, once a registry (a second service's would collide).
-    const collected = this.registry.getSingleMetric(`${prefix}process_cpu_user_seconds_total`);
-    if (defaultMetrics && collected === undefined) {
-      collectDefaultMetrics({ register: this.registry, prefix, labels: processLabels });
-    }
+    // prom-client's process metrics, in the service's own registry (a fresh one: never twice).
+    if (defaultMetrics)
+      collectDefaultMetrics({ register: this.own, prefix, labels: processLabels });
   }
 
   /** Counts outages and recoveries: an OutageListener. */
@@ -170,15 +205,15 @@ export class ServiceMetrics {
     child.inc();
   };
 
-  private gather = (): Promise<string> => this.registry.metrics();
+  private gather = (): Promise<string> => this.own.metrics();
 
   /** Answers GET /metrics with `gather`'s text (the instance's, under `serve --workers`). */
   gatherFrom(gather: () => Promise<string>): void {
     this.gather = gather;
   }
 
-  /** The metrics in the Prometheus text format, and its content type. */
+  /** The service's own metrics (never a host's) in the Prometheus text format, and its content type. */
   async exposition(): Promise<{ text: string; type: string }> {
-    return { text: await this.gather(), type: this.registry.contentType };
+    return { text: await this.gather(), type: this.own.contentType };
   }
 }

@@ -11,6 +11,7 @@ import { send } from '../../support/http-client.js';
 import { buildService, type Service } from '../../../src/composition/container.js';
 import { OpenApiValidator } from '../../support/openapi-validator.js';
 import { rawExchange } from '../../support/raw-exchange.js';
+import { RawClient } from '../../support/raw-client.js';
 import { fuzzRequests, type FuzzRequest } from './fuzz-requests.js';
 
 /** `npm test` runs a short pass; `npm run fuzz` sets FUZZ_RUNS (and FUZZ_SEED to replay one). */
@@ -81,6 +82,51 @@ describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', 
       numRuns: RUNS,
       ...(SEED !== undefined && { seed: SEED }),
     });
+  });
+
+  // Pipelined bursts: the server answers a connection's requests one at a time, up to 32 waiting
+  // (pipelined-answers.ts), and closes a connection that pipelines further.
+  const pipelined = fc.oneof(
+    fc.integer({ min: 0, max: 2000 }).map((limit) => ['GET', `/plants?limit=${limit}`, '']),
+    fc
+      .tuple(fc.integer({ min: -5, max: 40 }), fc.string({ unit: 'binary', maxLength: 40 }))
+      .map(([id, name]) => ['POST', '/plants', JSON.stringify({ id, name })]),
+    fc.integer({ min: -5, max: 40 }).map((id) => ['DELETE', `/plants/${id}`, '']),
+    fc.constantFrom(['GET', '/healthz', ''], ['GET', '/openapi.json', ''], ['GET', '/nowhere', '']),
+  );
+  const asBytes = ([method, target, body]: readonly string[]) =>
+    `${method} ${target} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKENS_BY_ROLE.both}\r\n` +
+    (body === ''
+      ? ''
+      : `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body!)}\r\n`) +
+    `\r\n${body}`;
+
+  it('when bursts of pipelined requests arrive in one write, then none gets a 5xx, all are answered when 33 or fewer, and the server keeps serving', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(pipelined, { minLength: 1, maxLength: 60 }), async (requests) => {
+        const client = await RawClient.open(port);
+        try {
+          client.send(
+            requests.map(asBytes).join('') +
+              'GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+          );
+          await Promise.race([client.ended, new Promise((resolve) => setTimeout(resolve, 5000))]);
+          const statuses = [...client.text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((m) =>
+            Number(m[1]),
+          );
+          expect(
+            statuses.every((status) => status < 500),
+            client.text.slice(0, 400),
+          ).to.equal(true);
+          if (requests.length + 1 <= 33) expect(statuses).to.have.length(requests.length + 1);
+          else expect(statuses.length).to.be.at.most(requests.length + 1);
+        } finally {
+          client.destroy();
+        }
+        expect((await send(port, 'GET', '/healthz')).status).to.equal(200);
+      }),
+      { numRuns: Math.max(20, Math.floor(RUNS / 20)), ...(SEED !== undefined && { seed: SEED }) },
+    );
   });
 
   // Refusals by the request's head alone (no Host, an unknown Expect) reach every path, the open

@@ -32,6 +32,7 @@ describe('HTTP limits configuration', () => {
       PLANT_STORE_MAX_BUFFERED_OUTPUT_BYTES: '1048576',
       PLANT_STORE_MAX_CONNECTIONS: '100',
       PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS: '10',
+      PLANT_STORE_MAX_CONNECTIONS_PER_NETWORK: '40',
       PLANT_STORE_LISTEN_BACKLOG: '4096',
       PLANT_STORE_AUTH_FAILURE_LIMIT: '0',
     });
@@ -45,6 +46,7 @@ describe('HTTP limits configuration', () => {
       maxBufferedOutputBytes: 1048576,
       maxConnections: 100,
       maxConnectionsPerAddress: 10,
+      maxConnectionsPerNetwork: 40,
       backlog: 4096,
     });
     expect(config.authFailureLimit).to.equal(0);

@@ -7,7 +7,6 @@ import { exactInteger, parseJsonObject } from '../../../src/adapters/http/json-b
 describe('exactInteger', () => {
   const integers: [string, bigint][] = [
     ['0', 0n],
-    ['-0', 0n],
     ['12', 12n],
     ['12.0', 12n],
     ['1.2e1', 12n],
@@ -130,6 +129,13 @@ describe('parseJsonObject on plant-shaped bodies (its fast path)', () => {
     expect(
       parseJsonObject(bytes('{ "id": 18446744073709551615, "name": "Fern é", "tag": "a/b" }\n')),
     ).to.deep.equal({ id: 18446744073709551615n, name: 'Fern é', tag: 'a/b' });
-    expect(parseJsonObject(bytes('{"id":-0,"name":""}'))).to.deep.equal({ id: 0n, name: '' });
+    expect(parseJsonObject(bytes('{"id":0,"name":""}'))).to.deep.equal({ id: 0n, name: '' });
+  });
+
+  it('when the id is a negative zero, then it is no integer (NaN, which no field accepts)', () => {
+    for (const id of ['-0', '-0.0', '-0e3', '-0.000e-2']) {
+      expect(exactInteger(id)).to.equal(undefined);
+      expect(Number.isNaN(parseJsonObject(bytes(`{"id":${id},"name":"x"}`)).id)).to.equal(true);
+    }
   });
 });

@@ -62,8 +62,10 @@ const cite = (...names: ErrorName[]): string =>
   names.map((name) => `${ERROR_CATALOGUE[name].status} ${ERROR_CATALOGUE[name].code}`).join(', ');
 
 const textRule =
-  'Unicode code points; no control characters (category Cc) and no unpaired surrogates.';
-const noControl = '^[^\\u0000-\\u001f\\u007f-\\u009f]*$';
+  'Unicode code points; no control characters (category Cc), no unpaired surrogates and no ' +
+  'bidirectional controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).';
+const noControl =
+  '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
 
 const ready = { status: 'ready' };
 const statusBody = (value: string) => ({

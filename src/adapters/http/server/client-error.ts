@@ -1,6 +1,6 @@
-import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { DEFAULT_LINGER_MS, destroyAfter, endAndDestroy } from './close-socket.js';
+import { responseInProgress } from './connection-slots.js';
 import { problem } from '../error-catalogue.js';
 import type { HttpProblem } from '../http-problem.js';
 import { answer, rawAnswer } from './raw-answer.js';
@@ -26,9 +26,7 @@ export function clientErrorHandler(
   lingerMs = DEFAULT_LINGER_MS,
 ): (error: Error & { code?: string }, socket: Socket) => void {
   return (error, socket) => {
-    // Node's own reference to the response in progress on this socket, as its default handler uses.
-    const inFlight =
-      (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
+    const inFlight = responseInProgress(socket);
     if (error.code === 'ECONNRESET' || socket.destroyed || inFlight?.headersSent === true) {
       socket.destroy();
       return;

@@ -1,17 +1,25 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKey } from './client-key.js';
+import { clientKey, networkKey } from './client-key.js';
 
 export interface ConnectionSlotLimits {
   /** Connections open at once, over all addresses. */
   maxConnections: number;
   /** Connections one client address (an IPv4 address, an IPv6 /64) may hold at once. */
   maxConnectionsPerAddress: number;
+  /** Connections one IPv6 /56 may hold at once, whatever /64s they come from. */
+  maxConnectionsPerNetwork: number;
   /** Whether a peer is a trusted proxy, which carries many clients: no per-address bound. */
   exempt?: ((address: string) => boolean) | undefined;
+  /** Whether a connection's client has left its output unread (not reading): it gives its slot up first. */
+  stalled?: ((socket: Socket) => boolean) | undefined;
 }
 
-/** node:http's own reference to the response in progress on a connection (null between requests). */
+/**
+ * node:http's own reference to the response in progress on a connection (null between requests):
+ * the one place its private `_httpMessage` is read, as Node's own clientError handler does, since
+ * no public property says whether a connection is between requests.
+ */
 export const responseInProgress = (socket: Socket): ServerResponse | undefined =>
   (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
 
@@ -23,55 +31,88 @@ export interface ConnectionSlots {
   sockets(): Iterable<Socket>;
 }
 
+/** Connections counted per key (an address, an IPv6 network). */
+class Holdings {
+  private readonly held = new Map<string, Set<Socket>>();
+  count(key: string): number {
+    return this.held.get(key)?.size ?? 0;
+  }
+  add(key: string, socket: Socket): void {
+    let set = this.held.get(key);
+    if (set === undefined) this.held.set(key, (set = new Set()));
+    set.add(socket);
+  }
+  /** Whether the socket was held (and is no more). */
+  delete(key: string, socket: Socket): boolean {
+    const set = this.held.get(key);
+    if (set === undefined || !set.delete(socket)) return false;
+    if (set.size === 0) this.held.delete(key);
+    return true;
+  }
+  entries(): Iterable<[string, Set<Socket>]> {
+    return this.held;
+  }
+}
+
 /**
- * Bounds the connections a server holds, per client address first and then over all addresses.
- * A connection over its address's bound is destroyed as soon as it is accepted. At the global
- * bound, a new connection takes the slot of one without a request in progress (idle between
- * requests, or whose headers have not arrived in full), taken from the address holding the most
- * connections; only when every connection has a request in progress is the new one destroyed.
- * So one address, however many connections it opens or however it keeps them (partial headers,
- * idle keep-alive, a cheap request now and then), holds at most its own bound and never keeps a
- * slot from another address while it is not using it. Work happens per connection, never per
- * request; finding a slot at the global bound looks at each open connection at most once.
+ * Bounds the connections a server holds, per client address (and per IPv6 /56) first and then
+ * over all addresses. A connection over its address's or network's bound is destroyed as soon as
+ * it is accepted. At the global bound, a new connection takes the slot of one whose client is not
+ * reading (output left unread since the last sweep of the output watch), else of one without a
+ * request in progress (idle between requests, or whose headers have not arrived in full), each
+ * taken from the address holding the most such connections; only when every connection is busy
+ * with a client that reads is the new one destroyed. So one address, however many connections it
+ * opens or however it keeps them (partial headers, idle keep-alive, pipelined answers it never
+ * reads), holds at most its own bound and never keeps a slot from another address while it is
+ * not using it, and a keep-alive client idle between requests it reads keeps its connection while
+ * others hoard. Work happens per connection, never per request; finding a slot at the global
+ * bound looks at each open connection at most twice.
  */
 export function boundConnections(server: Server, limits: ConnectionSlotLimits): ConnectionSlots {
-  const byAddress = new Map<string, Set<Socket>>();
+  const byAddress = new Holdings();
+  const byNetwork = new Holdings();
   let open = 0;
 
-  const release = (key: string, held: Set<Socket>, socket: Socket): void => {
-    if (!held.delete(socket)) return;
-    open--;
-    if (held.size === 0) byAddress.delete(key);
-  };
-
-  /** Closes the connection of the address holding the most that has no request in progress. */
-  const freeSlot = (): boolean => {
-    let victim: [string, Set<Socket>, Socket] | undefined;
+  /** Closes, from the address holding the most connections that `pick` accepts, one of them. */
+  const evict = (pick: (socket: Socket) => boolean): boolean => {
+    let victim: Socket | undefined;
     let most = 0;
-    for (const [key, held] of byAddress) {
+    for (const [, held] of byAddress.entries()) {
       if (held.size <= most) continue;
       for (const socket of held) {
-        if (busy(socket)) continue;
-        victim = [key, held, socket];
+        if (!pick(socket)) continue;
+        victim = socket;
         most = held.size;
         break;
       }
     }
-    if (victim === undefined) return false;
-    const [key, held, socket] = victim;
-    release(key, held, socket);
-    socket.destroy();
-    return true;
+    // Its 'close' listener gives the slot back; destroy() emits it on the next tick, so it is
+    // released now as well (release ignores a second call).
+    victim?.destroy();
+    if (victim !== undefined) release(victim);
+    return victim !== undefined;
+  };
+  const stalled = limits.stalled;
+  const freeSlot = (): boolean =>
+    (stalled !== undefined && evict(stalled)) || evict((socket) => !busy(socket));
+
+  const keys = new WeakMap<Socket, [string, string | undefined]>();
+  const release = (socket: Socket): void => {
+    const [key, network] = keys.get(socket) ?? [''];
+    if (!byAddress.delete(key, socket)) return;
+    if (network !== undefined) byNetwork.delete(network, socket);
+    open--;
   };
 
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const key = clientKey(address);
-    let held = byAddress.get(key);
+    const network = networkKey(address);
+    const bounded = limits.exempt?.(address) !== true;
     if (
-      held !== undefined &&
-      held.size >= limits.maxConnectionsPerAddress &&
-      limits.exempt?.(address) !== true
+      bounded &&
+      (byAddress.count(key) >= limits.maxConnectionsPerAddress ||
+        (network !== undefined && byNetwork.count(network) >= limits.maxConnectionsPerNetwork))
     ) {
       socket.destroy();
       return;
@@ -80,17 +121,15 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
       socket.destroy();
       return;
     }
-    // freeSlot may have emptied this address's set and dropped it.
-    held = byAddress.get(key);
-    if (held === undefined) byAddress.set(key, (held = new Set()));
-    held.add(socket);
+    keys.set(socket, [key, network]);
+    byAddress.add(key, socket);
+    if (network !== undefined) byNetwork.add(network, socket);
     open++;
-    const mine = held;
-    socket.once('close', () => release(key, mine, socket));
+    socket.once('close', () => release(socket));
   });
   return {
     *sockets() {
-      for (const held of byAddress.values()) yield* held;
+      for (const [, held] of byAddress.entries()) yield* held;
     },
   };
 }

@@ -4,8 +4,10 @@ import type { Socket } from 'node:net';
 import { clientErrorHandler } from './client-error.js';
 import { endAndDestroy, lingeringClose } from './close-socket.js';
 import { boundConnections, responseInProgress, type ConnectionSlots } from './connection-slots.js';
-import { watchOutput } from './output-watch.js';
+import { watchOutput, type OutputWatch } from './output-watch.js';
+import { answerInTurn } from './pipelined-answers.js';
 import { problem } from '../error-catalogue.js';
+import { countRawHeaders } from '../raw-headers.js';
 import { answer, rawAnswer } from './raw-answer.js';
 
 /** Every bound the HTTP server holds its clients to; docs/operations.md states each default. */
@@ -24,8 +26,10 @@ export interface HttpLimits {
   maxBufferedOutputBytes: number;
   /** Connections open at once; at the bound, an idle one gives its slot to a new one (see connection-slots.ts). */
   maxConnections: number;
-  /** Connections one client address may hold; more are closed as soon as they are accepted. */
+  /** Connections one client address (IPv4, IPv6 /64) may hold; more are closed as soon as they are accepted. */
   maxConnectionsPerAddress: number;
+  /** Connections one IPv6 /56 (a site's usual allocation) may hold, over all its /64s. */
+  maxConnectionsPerNetwork: number;
   /** Connections the kernel queues before the server accepts them (capped by somaxconn). */
   backlog: number;
   /** A connection the server has answered and closed waits at most this for the client's close. */
@@ -43,6 +47,8 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   // A browser opens 6 to a host and a NAT or a small proxy pool a few dozen; 32 addresses are
   // needed to fill the global bound, and the eviction at that bound frees what they leave idle.
   maxConnectionsPerAddress: 128,
+  // Four hosts' worth: a site of many hosts behind one /56 still gets far more than one address.
+  maxConnectionsPerNetwork: 512,
   backlog: 2048,
   lingerMs: 1000,
 };
@@ -61,6 +67,13 @@ const TWO_HOSTS = problem('missing-host', 'a request must carry exactly one Host
 const EXPECTATION_FAILED = problem('expectation-failed');
 
 /**
+ * Pipelined requests (pipelined-answers.ts): the application answers one of a connection at a
+ * time, so that a connection holds at most one answer in memory, and up to 32 wait their turn
+ * (the connection unread meanwhile); a connection with more waiting is destroyed.
+ */
+export const PIPELINING = { maxAnswers: 1, maxWaiting: 32 };
+
+/**
  * The node:http server for the application, with every limit of `limits` (defaults for those
  * absent) and the contract's Error body for what Node would otherwise answer itself: requests it
  * cannot parse or that time out (408, a stalled body included), `Expect` other than 100-continue
@@ -77,18 +90,20 @@ export function createHttpServer(
     10,
     Math.min(1000, Math.floor(Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs) / 4)),
   );
-  const handle: RequestListener = (req, res) => {
+  const handle: RequestListener = (req, res) => inTurn.listener(req, res);
+  const checked: RequestListener = (req, res) => {
     // Shutting down (the server closed): answered, then the connection closes.
     if (!server.listening) res.shouldKeepAlive = false;
     if (req.headers.host === undefined && req.httpVersion === '1.1') {
       answer(res, MISSING_HOST);
-    } else if (hostHeaders(req.rawHeaders) > 1) {
+    } else if (countRawHeaders(req.rawHeaders, 'host') > 1) {
       // Node keeps the first of two; a proxy in front may have routed by the other.
       answer(res, TWO_HOSTS);
     } else {
       listener(req, res);
     }
   };
+  const inTurn = answerInTurn(checked, PIPELINING);
   const server = createServer(
     {
       headersTimeout: bounds.headersTimeoutMs,
@@ -104,7 +119,10 @@ export function createHttpServer(
   const slots = boundConnections(server, {
     maxConnections: bounds.maxConnections,
     maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
+    maxConnectionsPerNetwork: bounds.maxConnectionsPerNetwork,
     exempt: trustedProxy,
+    // Assigned below, before any connection arrives.
+    stalled: (socket) => output.stalled(socket),
   });
   // server.close() calls this (and the shutdown in composition/serve.ts may too): node:http's own destroys idle
   // connections at once, resetting a request that has arrived and not been read yet.
@@ -140,22 +158,16 @@ export function createHttpServer(
   server.on('connect', (_req, socket: Socket) =>
     endAndDestroy(socket, CONNECT_REFUSED, bounds.lingerMs),
   );
-  watchOutput(server, {
-    sendTimeoutMs: bounds.sendTimeoutMs,
-    maxBufferedOutputBytes: bounds.maxBufferedOutputBytes,
-    intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
-  });
+  const output: OutputWatch = watchOutput(
+    server,
+    {
+      sendTimeoutMs: bounds.sendTimeoutMs,
+      maxBufferedOutputBytes: bounds.maxBufferedOutputBytes,
+      intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
+    },
+    inTurn.waitingOutput,
+  );
   return Object.assign(server, { backlog: bounds.backlog });
-}
-
-/** How many Host headers a request carries (only a 4-character name can be Host). */
-function hostHeaders(raw: readonly string[]): number {
-  let count = 0;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.length === 4 && name.toLowerCase() === 'host') count++;
-  }
-  return count;
 }
 
 /**

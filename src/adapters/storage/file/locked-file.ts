@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { readBounded } from './bounded-read.js';
 
 const LOCK_ATTEMPTS = 100;
 const LOCK_WAIT_MS = 20;
+/**
+ * A lock holding no pid (its holder died or failed between the create and the write of its pid)
+ * or anything else than a pid is taken over once this old: far longer than that gap ever lasts.
+ */
+export const EMPTY_LOCK_STALE_MS = 5000;
 
 // A create that never follows a symlink nor reuses a file: O_EXCL fails on anything already there.
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -68,12 +73,21 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-/** Whether the lock's holder (the pid it holds) is gone: a process killed while holding it. */
+/**
+ * Whether the lock is abandoned: its holder (the pid it holds) is gone, a process killed while
+ * holding it; or it holds no pid (empty, unreadable, anything planted) and is EMPTY_LOCK_STALE_MS old.
+ */
 async function abandoned(lockPath: string): Promise<boolean> {
   // A pid is a few bytes; a symlink or anything larger planted there is no lock of ours.
   const held = await readBounded(lockPath, { maxBytes: 32, follow: false }).catch(() => '');
   const pid = Number(held);
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  if (held === '' || !Number.isSafeInteger(pid) || pid <= 0) {
+    const since = await lstat(lockPath).then(
+      (stats) => stats.mtimeMs,
+      () => Date.now(),
+    );
+    return Date.now() - since >= EMPTY_LOCK_STALE_MS;
+  }
   try {
     process.kill(pid, 0);
     return false;
@@ -84,7 +98,9 @@ async function abandoned(lockPath: string): Promise<boolean> {
 
 /**
  * Runs `work` holding `<path>.lock` (an exclusive create holding the holder's pid), waiting up to
- * 2 s for it; a lock whose holder died (SIGKILL mid-write) is taken over.
+ * 2 s for it; a lock whose holder died (SIGKILL mid-write) is taken over, and one without a pid
+ * once it is EMPTY_LOCK_STALE_MS old. A lock whose pid could not be written (a full disk) is
+ * closed and removed at once, so that the failure leaves nothing behind.
  */
 export async function withLock<T>(path: string, work: () => Promise<T>): Promise<T> {
   const lockPath = `${path}.lock`;
@@ -92,8 +108,6 @@ export async function withLock<T>(path: string, work: () => Promise<T>): Promise
   for (let attempt = 1; ; attempt++) {
     try {
       lock = await open(lockPath, 'wx', 0o600);
-      await lock.writeFile(String(process.pid));
-      break;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       if (await abandoned(lockPath)) {
@@ -106,6 +120,15 @@ export async function withLock<T>(path: string, work: () => Promise<T>): Promise
         });
       }
       await new Promise((resolve) => setTimeout(resolve, LOCK_WAIT_MS));
+      continue;
+    }
+    try {
+      await lock.writeFile(String(process.pid));
+      break;
+    } catch (error) {
+      await lock.close().catch(() => {});
+      await unlink(lockPath).catch(() => {});
+      throw error;
     }
   }
   try {
