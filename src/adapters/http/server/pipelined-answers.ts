@@ -108,12 +108,14 @@ export function answerInTurn(
  * Destroys a connection with many requests parsed and unanswered. On its close node:http aborts
  * each (an ECONNRESET error per request, whose stack streams capture at once): a thousand stack
  * traces (source-mapped under a loader) cost tens of milliseconds a connection, which a client
- * could ask for again and again. Around node:http's own close listener, errors are made without
- * stacks; the limit is restored by the last listener of the same event.
+ * could ask for again and again. While node:http's close listeners run (one synchronous emit),
+ * errors are made without stacks; the limit comes back on the next tick, whatever the listeners do.
  */
 function destroyCheaply(socket: Socket): void {
-  const limit = Error.stackTraceLimit;
-  socket.prependOnceListener('close', () => (Error.stackTraceLimit = 0));
-  socket.once('close', () => (Error.stackTraceLimit = limit));
+  socket.prependOnceListener('close', () => {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    process.nextTick(() => (Error.stackTraceLimit = limit));
+  });
   socket.destroy();
 }
