@@ -73,6 +73,17 @@ describe('pipelined requests (raw sockets)', () => {
     await eventually(() => heldBy(HOARDER).length === 0, 2000, 'the connection closed');
   });
 
+  it('when a connection pipelines past the bound, then its address is refused new connections for a while and another address is served', async () => {
+    service = await HardenedService.start();
+    expect(await ask(HOARDER)).to.equal(200);
+
+    (await open(HOARDER, false)).send(burst(DOCUMENT_REQUEST));
+    await eventually(() => heldBy(HOARDER).length === 0, 2000, 'the connection closed');
+
+    expect(await ask(HOARDER)).to.equal(0);
+    expect(await ask(NEWCOMER)).to.equal(200);
+  });
+
   it('when a client pipelines 30 requests and reads, then it gets 30 answers in order on the same connection', async () => {
     service = await HardenedService.start();
     await seedPages(service);
@@ -162,13 +173,14 @@ describe('pipelined requests never read, against the service process (--max-old-
   async function attack(
     request: string,
     ms: number,
+    address: string,
   ): Promise<{ peak: number; served: number; asked: number }> {
     const payload = burst(request);
     const until = Date.now() + ms;
     const sockets = new Set<Socket>();
     const open = () => {
       if (Date.now() > until) return;
-      const socket = connect({ port: service.port, host: '127.0.0.1', localAddress: HOARDER });
+      const socket = connect({ port: service.port, host: '127.0.0.1', localAddress: address });
       const again = setInterval(() => socket.write(payload), 500);
       socket.on('connect', () => {
         socket.pause();
@@ -200,14 +212,19 @@ describe('pipelined requests never read, against the service process (--max-old-
     return { peak, served, asked };
   }
 
-  for (const [what, request] of [
-    ['pages of 270 kB with a token', PAGE_REQUEST.replace(HardenedService.READ_TOKEN, WRITER)],
-    ['the OpenAPI document without one', DOCUMENT_REQUEST],
+  // One address each: an address that pipelines past the bound is refused for a while after.
+  for (const [what, request, address] of [
+    [
+      'pages of 270 kB with a token',
+      PAGE_REQUEST.replace(HardenedService.READ_TOKEN, WRITER),
+      HOARDER,
+    ],
+    ['the OpenAPI document without one', DOCUMENT_REQUEST, SECOND_HOARDER],
   ] as const) {
     it(`when one address pipelines ${what} on 128 connections for 8 s, then the process lives, its resident set grows by less than twice the 64 MiB output budget and another address is served`, async () => {
       const baseline = rss();
 
-      const { peak, served, asked } = await attack(request, 8000);
+      const { peak, served, asked } = await attack(request, 8000, address);
 
       expect(service.running(), service.output()).to.equal(true);
       // The 64 MiB output budget, and as much again for garbage (the parsed requests of every

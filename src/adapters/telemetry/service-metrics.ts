@@ -28,9 +28,9 @@ export interface MetricsOptions {
   /** Put before every metric name. Default `plant_store_`. */
   prefix?: string;
   /**
-   * prom-client's process metrics (CPU, memory, event loop, GC), served by the service's
-   * /metrics (never registered in a given registry). Default: true for a registry of the
-   * service's own, false for a given one (the host collects its own once).
+   * prom-client's process metrics (CPU, memory, event loop, GC) in the registry and the service's
+   * /metrics. Default: true for a registry of the service's own, false for a given one (the host
+   * collects its own once).
    */
   defaultMetrics?: boolean;
   /** Requests received and not answered yet, read at each scrape. */
@@ -182,9 +182,13 @@ export class ServiceMetrics {
         IN_FLIGHT.set(created, sources);
       }
     }
-    // prom-client's process metrics, in the service's own registry (a fresh one: never twice).
-    if (defaultMetrics)
-      collectDefaultMetrics({ register: this.own, prefix, labels: processLabels });
+    // prom-client's process metrics, once a registry (a second service's would collide): in the
+    // given one when asked, and in the service's own, which its /metrics serves.
+    for (const register of defaultMetrics ? new Set([this.own, this.registry]) : []) {
+      if (register.getSingleMetric(`${prefix}process_cpu_user_seconds_total`) === undefined) {
+        collectDefaultMetrics({ register, prefix, labels: processLabels });
+      }
+    }
   }
 
   /** Counts outages and recoveries: an OutageListener. */

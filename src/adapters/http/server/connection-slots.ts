@@ -29,7 +29,12 @@ const busy = (socket: Socket): boolean => responseInProgress(socket) !== undefin
 export interface ConnectionSlots {
   /** Every connection open now. */
   sockets(): Iterable<Socket>;
+  /** Refuses new connections from the socket's client address for `ms` (a trusted proxy: never). */
+  refuseAddress(socket: Socket, ms: number): void;
 }
+
+/** Addresses refused at once, at most; the oldest refusal is forgotten first, so no flood of addresses grows it. */
+const REFUSALS_KEPT = 10_000;
 
 /** Connections counted per key (an address, an IPv6 network). */
 class Holdings {
@@ -104,6 +109,16 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
     open--;
   };
 
+  /** Per address key, until when its new connections are refused (ms since the epoch). */
+  const refused = new Map<string, number>();
+  const isRefused = (key: string): boolean => {
+    const until = refused.get(key);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    refused.delete(key);
+    return false;
+  };
+
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const key = clientKey(address);
@@ -111,7 +126,8 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
     const bounded = limits.exempt?.(address) !== true;
     if (
       bounded &&
-      (byAddress.count(key) >= limits.maxConnectionsPerAddress ||
+      (isRefused(key) ||
+        byAddress.count(key) >= limits.maxConnectionsPerAddress ||
         (network !== undefined && byNetwork.count(network) >= limits.maxConnectionsPerNetwork))
     ) {
       socket.destroy();
@@ -130,6 +146,14 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
   return {
     *sockets() {
       for (const [, held] of byAddress.entries()) yield* held;
+    },
+    refuseAddress(socket, ms) {
+      const address = socket.remoteAddress ?? '';
+      if (limits.exempt?.(address) === true) return;
+      const key = clientKey(address);
+      refused.delete(key);
+      if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
+      refused.set(key, Date.now() + ms);
     },
   };
 }

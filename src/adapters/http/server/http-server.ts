@@ -74,6 +74,14 @@ const EXPECTATION_FAILED = problem('expectation-failed');
 export const PIPELINING = { maxAnswers: 1, maxWaiting: 32 };
 
 /**
+ * How long an address whose connection pipelined past PIPELINING.maxWaiting has its new
+ * connections refused: parsing such a read costs the server far more than sending it costs the
+ * client, so an address that does it is not served again at once (no browser or HTTP client
+ * pipelines that far without reading).
+ */
+export const OVERRUN_REFUSAL_MS = 10_000;
+
+/**
  * The node:http server for the application, with every limit of `limits` (defaults for those
  * absent) and the contract's Error body for what Node would otherwise answer itself: requests it
  * cannot parse or that time out (408, a stalled body included), `Expect` other than 100-continue
@@ -103,7 +111,10 @@ export function createHttpServer(
       listener(req, res);
     }
   };
-  const inTurn = answerInTurn(checked, PIPELINING);
+  // slots is made below, before any connection arrives.
+  const inTurn = answerInTurn(checked, PIPELINING, (socket) =>
+    slots.refuseAddress(socket, OVERRUN_REFUSAL_MS),
+  );
   const server = createServer(
     {
       headersTimeout: bounds.headersTimeoutMs,

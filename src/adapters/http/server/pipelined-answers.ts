@@ -34,6 +34,8 @@ export interface PipelinedAnswers {
 export function answerInTurn(
   listener: RequestListener,
   { maxAnswers, maxWaiting }: { maxAnswers: number; maxWaiting: number },
+  /** Told of each connection destroyed for pipelining past `maxWaiting`. */
+  overran: (socket: Socket) => void = () => {},
 ): PipelinedAnswers {
   const turns = new WeakMap<Socket, Turns>();
 
@@ -80,6 +82,7 @@ export function answerInTurn(
     }
     if (state.waiting.length >= maxWaiting) {
       state.waiting.splice(0);
+      overran(socket);
       destroyCheaply(socket);
       return;
     }
