@@ -5,17 +5,9 @@ import { expect } from 'chai';
 import { FileTokenStore } from '../../../src/adapters/storage/memory/file-token-store.js';
 import { isPlantError } from '../../../src/domain/errors.js';
 import { rejection } from '../../support/rejection.js';
-import { describeTokenStoreContract } from './token-store-contract.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'plant-store-tokens-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
-
-describeTokenStoreContract('file', {
-  open: async () => ({
-    tokens: new FileTokenStore(join(directory, 'contract', 'tokens.json')),
-    close: async () => {},
-  }),
-});
 
 describe('FileTokenStore', () => {
   const token = {

@@ -1,0 +1,29 @@
+import { join } from 'node:path';
+import { FileTokenStore } from '../../../src/adapters/storage/memory/file-token-store.js';
+import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
+import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
+import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
+import { describeAdapters } from './adapter-table.js';
+import { describeTokenStoreContract } from './token-store-contract.js';
+
+describeAdapters(
+  [
+    {
+      name: 'memory',
+      on: 'in process',
+      open: async () => ({ tokens: new MemoryTokenStore(), close: async () => {} }),
+    },
+    {
+      name: 'file',
+      on: 'in process',
+      open: async ({ directory }) => ({
+        tokens: new FileTokenStore(join(directory, 'contract', 'tokens.json')),
+        close: async () => {},
+      }),
+    },
+    { name: 'Redis', on: 'Redis', open: (redis) => openRedisStorage(redis) },
+    { name: 'Redis Cluster', on: 'Redis Cluster', open: (redis) => openRedisStorage(redis) },
+    { name: 'MongoDB', on: 'MongoDB', open: (server) => openMongoStorage(server) },
+  ],
+  (name, open) => describeTokenStoreContract(name, { open }),
+);
