@@ -2,9 +2,9 @@ import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-pl
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
 import { describeAdapters } from './adapter-table.js';
-import { describePlantStoreContract } from './plant-store-contract.js';
+import { describePlantStoreContract, type StoreHarness } from './plant-store-contract.js';
 
-describeAdapters(
+describeAdapters<ReturnType<StoreHarness['open']>>(
   [
     {
       name: 'memory',

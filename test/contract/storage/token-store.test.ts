@@ -4,9 +4,9 @@ import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-to
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
 import { describeAdapters } from './adapter-table.js';
-import { describeTokenStoreContract } from './token-store-contract.js';
+import { describeTokenStoreContract, type TokenStoreHarness } from './token-store-contract.js';
 
-describeAdapters(
+describeAdapters<ReturnType<TokenStoreHarness['open']>>(
   [
     {
       name: 'memory',

@@ -36,7 +36,9 @@ describeAdapters<WebhookSubscriptionsHarness>(
         return {
           open: async () => new FileWebhookStore(file, 0),
           // The file holds signing secrets: readable by its owner only.
-          close: async () => expect(statSync(file).mode & 0o777).to.equal(0o600),
+          close: async () => {
+            expect(statSync(file).mode & 0o777).to.equal(0o600);
+          },
         };
       },
     },
