@@ -1,10 +1,10 @@
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { BODY_LIMIT_BYTES } from '../../../src/adapters/http/body-limit.js';
-import { HardenedService } from '../../support/hardened-service.js';
+import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { eventually, RawClient } from '../../support/raw-client.js';
 
-const AUTH = `Authorization: Bearer ${HardenedService.TOKEN}\r\n`;
+const AUTH = `Authorization: Bearer ${ROLE_TOKENS.both}\r\n`;
 const TEN_MIB = 10 * 1024 * 1024;
 /** What the server may read of a body it refuses: far below the megabytes offered. */
 const READ_BOUND = 1024 * 1024;
@@ -22,9 +22,9 @@ function pump(client: RawClient, chunk: Buffer, total: number): void {
 }
 
 describe('bytes a client can make the server read (raw sockets)', () => {
-  let service: HardenedService;
+  let service: Api;
   const clients: RawClient[] = [];
-  beforeEach(async () => (service = await HardenedService.start()));
+  beforeEach(async () => (service = await Api.start()));
   afterEach(async () => {
     for (const client of clients.splice(0)) client.destroy();
     await service.close();

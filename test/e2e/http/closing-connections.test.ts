@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { HardenedService } from '../../support/hardened-service.js';
+import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 
 const LIMITS = {
@@ -9,13 +9,13 @@ const LIMITS = {
   lingerMs: 200,
 };
 const post = (length: number) =>
-  `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HardenedService.TOKEN}\r\n` +
+  `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ROLE_TOKENS.both}\r\n` +
   `Content-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
 
 describe('closing connections (raw sockets)', () => {
-  let service: HardenedService;
+  let service: Api;
   const clients: RawClient[] = [];
-  beforeEach(async () => (service = await HardenedService.start(LIMITS)));
+  beforeEach(async () => (service = await Api.start(undefined, { http: LIMITS })));
   afterEach(async () => {
     for (const client of clients.splice(0)) client.destroy();
     await service.close();
@@ -29,7 +29,7 @@ describe('closing connections (raw sockets)', () => {
   it('when clients send garbage and then hold their side open, then each gets 400 40000 and the server destroys every connection within the linger', async () => {
     // Default timeouts, far longer than the linger: only the lingering close can free the sockets.
     await service.close();
-    service = await HardenedService.start({ lingerMs: LIMITS.lingerMs });
+    service = await Api.start(undefined, { http: { lingerMs: LIMITS.lingerMs } });
     const attackers = await Promise.all(Array.from({ length: 50 }, open));
     for (const client of attackers) client.send('GARBAGE\r\n\r\n');
     await Promise.all(attackers.map((client) => client.ended));
@@ -91,7 +91,7 @@ describe('closing connections (raw sockets)', () => {
   for (const idleTimeoutMs of [500, LIMITS.requestTimeoutMs]) {
     it(`when a body stalls after 7 of 100 bytes and the idle timeout is ${idleTimeoutMs} ms, then 408 40801, not a bare close`, async () => {
       await service.close();
-      service = await HardenedService.start({ ...LIMITS, idleTimeoutMs });
+      service = await Api.start(undefined, { http: { ...LIMITS, idleTimeoutMs } });
       const client = await open();
       client.send(`${post(100)}{"id":1`);
       const started = Date.now();

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { HardenedService } from '../../support/hardened-service.js';
+import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 
 const HEALTH = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
@@ -10,7 +10,7 @@ const HOG = '127.0.0.2';
 const OTHER = '127.0.0.3';
 
 describe('connection slots per client address (raw sockets)', () => {
-  let service: HardenedService | undefined;
+  let service: Api | undefined;
   const clients: RawClient[] = [];
   afterEach(async () => {
     for (const client of clients.splice(0)) client.destroy();
@@ -42,7 +42,9 @@ describe('connection slots per client address (raw sockets)', () => {
     service!.sockets.filter((s) => !s.destroyed && s.remoteAddress === address).length;
 
   it('when one address opens more connections than its bound, then the extra ones are closed at once and another address is served', async () => {
-    service = await HardenedService.start({ maxConnections: 100, maxConnectionsPerAddress: 4 });
+    service = await Api.start(undefined, {
+      http: { maxConnections: 100, maxConnectionsPerAddress: 4 },
+    });
     await open(HOG, 10, PARTIAL);
     await eventually(() => openOn(HOG) === 4, 1000, 'four held');
     await sleep(100);
@@ -52,7 +54,9 @@ describe('connection slots per client address (raw sockets)', () => {
   });
 
   it('when one address holds every slot with partial headers, then another address takes the slot of one of them', async () => {
-    service = await HardenedService.start({ maxConnections: 10, maxConnectionsPerAddress: 10 });
+    service = await Api.start(undefined, {
+      http: { maxConnections: 10, maxConnectionsPerAddress: 10 },
+    });
     await open(HOG, 10, PARTIAL);
     await eventually(() => openOn(HOG) === 10, 1000, 'ten held');
 
@@ -61,7 +65,9 @@ describe('connection slots per client address (raw sockets)', () => {
   });
 
   it('when one address holds every slot with idle keep-alive connections, then another address takes the slot of one of them', async () => {
-    service = await HardenedService.start({ maxConnections: 10, maxConnectionsPerAddress: 10 });
+    service = await Api.start(undefined, {
+      http: { maxConnections: 10, maxConnectionsPerAddress: 10 },
+    });
     const hog = await open(HOG, 10, HEALTH);
     await eventually(() => hog.every((c) => c.text.endsWith('{"status":"ok"}')), 1000, 'answered');
 
@@ -69,12 +75,14 @@ describe('connection slots per client address (raw sockets)', () => {
   });
 
   it('when every slot has a request in progress, then a new connection is closed at once and none in progress is touched', async () => {
-    service = await HardenedService.start({ maxConnections: 4, maxConnectionsPerAddress: 4 });
+    service = await Api.start(undefined, {
+      http: { maxConnections: 4, maxConnectionsPerAddress: 4 },
+    });
     // Bodies that never arrive in full: each connection has a request in progress.
     const held = await open(
       HOG,
       4,
-      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HardenedService.TOKEN}\r\n` +
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ROLE_TOKENS.both}\r\n` +
         'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
     );
     await eventually(() => openOn(HOG) === 4, 1000, 'four held');
@@ -85,7 +93,7 @@ describe('connection slots per client address (raw sockets)', () => {
   });
 
   it('when one address opens 4100 connections with partial headers under the defaults, then another address is served', async () => {
-    service = await HardenedService.start();
+    service = await Api.start();
     const opening: Promise<RawClient>[] = [];
     for (let i = 0; i < 4100; i++) {
       opening.push(

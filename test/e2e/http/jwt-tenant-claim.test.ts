@@ -1,45 +1,25 @@
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { loadConfig, type Config, type StorageConfig } from '../../../src/config/index.js';
-import { buildService, type Service } from '../../../src/composition/container.js';
+import type { StorageConfig } from '../../../src/config/index.js';
 import { BAD_TENANTS } from '../../support/bad-tenants.js';
 import { send } from '../../support/http-client.js';
-import { expectError } from '../../support/http-harness.js';
+import { Api, expectError } from '../../support/http-harness.js';
 import { IdentityProvider } from '../../support/identity-provider.js';
 import { startRedisServer } from '../../support/redis-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
 import { jwtConfigFor } from '../../support/token-kinds.js';
 
-/** The service as configured in production (no verifier overrides), accepting JWTs of `provider`. */
-async function startService(
-  storage: StorageConfig,
-  provider: IdentityProvider,
-  tokenFile: string,
-): Promise<{ server: Server; service: Service; port: number }> {
-  const config: Config = {
-    ...loadConfig({ LOG_LEVEL: 'silent' }),
-    storage,
-    tokenFile,
-    jwt: jwtConfigFor(provider),
-    // Many refused tokens from one address on purpose: the failure budget is tested on its own.
-    authFailureLimit: 0,
-  };
-  const service = await buildService(config);
-  const server = createServer(service.app.callback());
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return { server, service, port: (server.address() as { port: number }).port };
-}
+/** The service with the verifiers as configured in production, accepting JWTs of `provider`. */
+const startService = (storage: StorageConfig, provider: IdentityProvider, tokenFile: string) =>
+  Api.start(storage, { tokenFile, jwt: jwtConfigFor(provider) }, { roles: false });
 
 for (const kind of ['memory', 'redis'] as const) {
   describe(`JWT tenant claims on ${kind}: one tenant rule for every token`, () => {
     let provider: IdentityProvider;
     let dir: string;
-    let service: Awaited<ReturnType<typeof startService>> | undefined;
+    let service: Api | undefined;
     let closeRedis: (() => Promise<void>) | undefined;
 
     before(async function () {
@@ -55,9 +35,7 @@ for (const kind of ['memory', 'redis'] as const) {
       service = await startService(storage, provider, join(dir, 'tokens.json'));
     });
     after(async () => {
-      service?.server.closeAllConnections();
-      await new Promise((resolve) => (service ? service.server.close(resolve) : resolve(null)));
-      await service?.service.close();
+      await service?.close();
       await closeRedis?.();
       await provider?.close();
       await rm(dir, { recursive: true, force: true });

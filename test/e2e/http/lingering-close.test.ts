@@ -1,8 +1,7 @@
-import { once } from 'node:events';
-import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
-import { HardenedService } from '../../support/hardened-service.js';
+import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
+import { RawClient } from '../../support/raw-client.js';
 
 const MIB = 1024 * 1024;
 
@@ -16,12 +15,9 @@ async function sendThenRead(
   chunk: Buffer,
   sendMs: number,
 ): Promise<{ status: number; json: unknown; error: string | undefined }> {
-  const socket = connect({ port, host: '127.0.0.1' });
-  await once(socket, 'connect');
-  socket.pause();
-  let error: string | undefined;
-  socket.on('error', (e: NodeJS.ErrnoException) => (error ??= e.code));
-  socket.write(head);
+  const client = await RawClient.nonReading(port);
+  const { socket } = client;
+  client.send(head);
   const until = Date.now() + sendMs;
   while (Date.now() < until && !socket.destroyed) {
     if (socket.write(chunk)) continue;
@@ -36,20 +32,17 @@ async function sendThenRead(
       socket.on('drain', done);
     });
   }
-  const chunks: Buffer[] = [];
-  socket.on('data', (data: Buffer) => chunks.push(data));
   socket.resume();
-  await new Promise((resolve) => socket.once('end', resolve).once('close', resolve));
-  socket.destroy();
-  const text = Buffer.concat(chunks).toString('latin1');
-  const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0);
-  const body = text.slice(text.indexOf('\r\n\r\n') + 4);
-  return { status, json: status === 0 ? undefined : JSON.parse(body), error };
+  await client.ended;
+  client.destroy();
+  if (client.text === '') return { status: 0, json: undefined, error: client.error };
+  const { status, body } = client.response();
+  return { status, json: body, error: client.error };
 }
 
 describe('lingering close after an early answer (raw sockets)', () => {
-  let service: HardenedService;
-  beforeEach(async () => (service = await HardenedService.start()));
+  let service: Api;
+  beforeEach(async () => (service = await Api.start()));
   afterEach(() => service.close());
 
   it('when an unauthenticated client is still sending a 200 MB body when it reads, then it reads the 401', async () => {
@@ -69,7 +62,7 @@ describe('lingering close after an early answer (raw sockets)', () => {
     const members = Buffer.concat(Array.from({ length: 2000 }, () => gzipSync('')));
     const answer = await sendThenRead(
       service.port,
-      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HardenedService.TOKEN}\r\n` +
+      `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ROLE_TOKENS.both}\r\n` +
         'Content-Type: application/json\r\nContent-Encoding: gzip\r\n' +
         `Content-Length: ${40 * MIB}\r\n\r\n`,
       members,

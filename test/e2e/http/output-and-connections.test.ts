@@ -1,27 +1,27 @@
 import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
-import { HardenedService } from '../../support/hardened-service.js';
+import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 
 const PAGE_REQUEST =
   `GET /plants?limit=1000 HTTP/1.1\r\nHost: x\r\n` +
-  `Authorization: Bearer ${HardenedService.TOKEN}\r\n\r\n`;
+  `Authorization: Bearer ${ROLE_TOKENS.both}\r\n\r\n`;
 
 /**
  * 1000 plants whose names escape to six bytes a character: a page of about 1.5 MB. The kernel's
  * buffers on loopback take about one such page per connection, so clients pipeline four.
  */
-async function seedBigPage(service: HardenedService): Promise<void> {
+async function seedBigPage(service: Api): Promise<void> {
   for (let id = 1n; id <= 1000n; id++) {
-    await service.store.insert('t', { id, name: '\u0001'.repeat(256) });
+    await service.store.insert(service.tenant, { id, name: '\u0001'.repeat(256) });
   }
 }
 
-const buffered = (service: HardenedService) =>
+const buffered = (service: Api) =>
   service.sockets.reduce((sum, socket) => sum + (socket.destroyed ? 0 : socket.writableLength), 0);
 
 describe('connections and output a client can hold (raw sockets)', () => {
-  let service: HardenedService | undefined;
+  let service: Api | undefined;
   const clients: RawClient[] = [];
   afterEach(async () => {
     for (const client of clients.splice(0)) client.destroy();
@@ -37,7 +37,7 @@ describe('connections and output a client can hold (raw sockets)', () => {
   }
 
   it('when clients ask for big pages and never read, then they are destroyed after the send timeout and their output freed', async () => {
-    service = await HardenedService.start({ sendTimeoutMs: 500 });
+    service = await Api.start(undefined, { http: { sendTimeoutMs: 500 } });
     await seedBigPage(service);
 
     await nonReaders(8, 4);
@@ -49,7 +49,7 @@ describe('connections and output a client can hold (raw sockets)', () => {
 
   it('when non-reading clients together exceed the output budget, then the longest-waiting are destroyed until it holds', async () => {
     const budget = 2_000_000;
-    service = await HardenedService.start({ maxBufferedOutputBytes: budget });
+    service = await Api.start(undefined, { http: { maxBufferedOutputBytes: budget } });
     await seedBigPage(service);
 
     await nonReaders(6, 4);
@@ -60,13 +60,13 @@ describe('connections and output a client can hold (raw sockets)', () => {
   });
 
   it('when more connections arrive than the bound while each has a request in progress, then the extra ones are closed at once and the bound frees as others leave', async () => {
-    service = await HardenedService.start({ maxConnections: 5 });
+    service = await Api.start(undefined, { http: { maxConnections: 5 } });
     const held = await Promise.all(Array.from({ length: 5 }, () => RawClient.open(service!.port)));
     clients.push(...held);
     // A body that never arrives in full: an idle connection would give its slot up instead.
     for (const client of held) {
       client.send(
-        `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${HardenedService.TOKEN}\r\n` +
+        `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${ROLE_TOKENS.both}\r\n` +
           'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{',
       );
     }
@@ -88,7 +88,7 @@ describe('connections and output a client can hold (raw sockets)', () => {
   });
 
   it('when 1500 connections arrive while the server is busy, then the default backlog queues them all (no SYN is dropped)', async () => {
-    service = await HardenedService.start();
+    service = await Api.start();
     const burst: Socket[] = [];
     let connected = 0;
     try {

@@ -1,13 +1,13 @@
 import { expect } from 'chai';
-import { HardenedService } from '../../support/hardened-service.js';
+import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { eventually, RawClient } from '../../support/raw-client.js';
 
-const AUTH = `Authorization: Bearer ${HardenedService.TOKEN}\r\n`;
+const AUTH = `Authorization: Bearer ${ROLE_TOKENS.both}\r\n`;
 
 describe('answers Node would give by itself (raw sockets)', () => {
-  let service: HardenedService;
+  let service: Api;
   const clients: RawClient[] = [];
-  beforeEach(async () => (service = await HardenedService.start({ lingerMs: 200 })));
+  beforeEach(async () => (service = await Api.start(undefined, { http: { lingerMs: 200 } })));
   afterEach(async () => {
     for (const client of clients.splice(0)) client.destroy();
     await service.close();
@@ -108,8 +108,8 @@ describe('answers Node would give by itself (raw sockets)', () => {
   });
 
   it('when a list is asked for with an absolute-form target, then its Link is path-absolute, without the scheme or host', async () => {
-    await service.store.insert('t', { id: 1n, name: 'a' });
-    await service.store.insert('t', { id: 2n, name: 'b' });
+    await service.store.insert(service.tenant, { id: 1n, name: 'a' });
+    await service.store.insert(service.tenant, { id: 2n, name: 'b' });
 
     const client = await exchange(
       `GET http://evil.example/plants?limit=1 HTTP/1.1\r\nHost: x\r\n${AUTH}Connection: close\r\n\r\n`,

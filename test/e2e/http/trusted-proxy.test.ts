@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { TrustProxy } from '../../../src/adapters/http/trusted-proxy.js';
-import { HardenedService } from '../../support/hardened-service.js';
+import { Api } from '../../support/http-harness.js';
 import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 import { startService } from '../../support/service-process.js';
 
@@ -10,7 +10,7 @@ const DIRECT = '127.0.0.3';
 const BUDGET = 3;
 
 describe('client addresses behind a trusted proxy (raw sockets)', () => {
-  let service: HardenedService | undefined;
+  let service: Api | undefined;
   const clients: RawClient[] = [];
   afterEach(async () => {
     for (const client of clients.splice(0)) client.destroy();
@@ -18,7 +18,8 @@ describe('client addresses behind a trusted proxy (raw sockets)', () => {
     service = undefined;
   });
   const start = async (trustProxy?: TrustProxy, limits = {}) =>
-    (service = await HardenedService.start(limits, {
+    (service = await Api.start(undefined, {
+      http: limits,
       authFailureLimit: BUDGET,
       ...(trustProxy && { trustProxy }),
     }));

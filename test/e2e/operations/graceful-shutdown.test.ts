@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import { decodeMember } from '../../../src/adapters/storage/redis/redis-plant-codec.js';
 import { serverMissing } from '../../support/server-requirement.js';
 import { startRedisServer } from '../../support/redis-server.js';
+import { RawClient } from '../../support/raw-client.js';
 import { startService } from '../../support/service-process.js';
 
 const TOKEN = 'shutdown-token-0123456789';
@@ -79,10 +80,7 @@ async function drainUnderLoad(env: Record<string, string>): Promise<bigint[]> {
   const service = await startService({ ...env, PLANT_STORE_TOKENS: TOKENS });
   try {
     const { port } = service;
-    const readiness = connect({ port, host: '127.0.0.1' });
-    await once(readiness, 'connect');
-    let readinessError: string | undefined;
-    readiness.on('error', (error: NodeJS.ErrnoException) => (readinessError = error.code));
+    const readiness = await RawClient.open(port);
     const runs = Array.from({ length: CONNECTIONS }, (_, i) =>
       postBackToBack(port, BigInt(i) * 1_000_000n + 1n),
     );
@@ -91,13 +89,13 @@ async function drainUnderLoad(env: Record<string, string>): Promise<bigint[]> {
     const exited = service.stop();
     // Asked on a connection opened before the signal: readiness fails at once.
     await new Promise((resolve) => setTimeout(resolve, 20));
-    readiness.write('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
-    let ready = '';
-    readiness.on('data', (chunk: Buffer) => (ready += chunk.toString('latin1')));
+    readiness.send('GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n');
     const outcomes = await Promise.all(runs);
     expect(await exited).to.equal(0);
 
-    expect(readinessError).to.equal(undefined);
+    const ready = readiness.text;
+    readiness.destroy();
+    expect(readiness.error).to.equal(undefined);
     expect(ready).to.match(/^HTTP\/1\.1 503 /);
     expect(ready).to.match(/\r\nConnection: close\r\n/i);
     expect(ready).to.include('"error":50304');

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
-import { connect } from 'node:net';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -14,6 +13,7 @@ import {
   startService,
   type ServiceProcess,
 } from '../../support/service-process.js';
+import { RawClient } from '../../support/raw-client.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DURATION = 'plant_store_http_request_duration_seconds_count';
@@ -333,10 +333,8 @@ describe('Shutdown of a service process with a request in flight', function () {
     });
     try {
       // A create whose body never arrives in full: it stays in flight.
-      const socket = connect(service.port, '127.0.0.1');
-      socket.on('error', () => {});
-      await once(socket, 'connect');
-      socket.write(
+      const client = await RawClient.open(service.port);
+      client.send(
         `POST /plants HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\n` +
           'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":1,',
       );
@@ -350,7 +348,7 @@ describe('Shutdown of a service process with a request in flight', function () {
         .map((line) => JSON.parse(line) as Record<string, unknown>);
       expect(lines).to.have.length(1);
       expect(lines[0]).to.include({ level: 40, inFlight: 1, graceSeconds: 1 });
-      socket.destroy();
+      client.destroy();
     } finally {
       await dispose();
     }

@@ -2,24 +2,24 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import type { StorageConfig } from '../../../../src/config/index.js';
 import { WebhookReceiver } from '../../../support/webhook-receiver.js';
-import { FAST_WEBHOOKS, WebhookService } from '../../../support/webhook-service.js';
+import { Api, FAST_WEBHOOKS } from '../../../support/http-harness.js';
 
 /** The delivery behaviour every storage must show; `storage` is resolved once its server runs. */
 export function webhookDeliverySuite(storage: () => StorageConfig): void {
-  let service: WebhookService;
+  let api: Api;
   let receiver: WebhookReceiver;
 
   beforeEach(async () => {
-    service = await WebhookService.start(storage());
+    api = await Api.start(storage(), {}, { webhooks: {} });
     receiver = await WebhookReceiver.start();
   });
   afterEach(async () => {
-    await service?.close();
+    await api?.close();
     await receiver?.close();
   });
 
   const subscribe = async () => {
-    const subscription = await service.admin.add({ tenant: service.tenant, url: receiver.url });
+    const subscription = await api.service.webhooks.add({ tenant: api.tenant, url: receiver.url });
     receiver.secrets.push(subscription.secret);
     return subscription;
   };
@@ -32,7 +32,7 @@ export function webhookDeliverySuite(storage: () => StorageConfig): void {
       [2n ** 53n + 1n, 'Ficus "lyrata" \u00e9\u{1F33F}', 'tree'],
     ];
     for (const [id, name, tag] of plants) {
-      expect((await service.create(id, name, tag)).status).to.equal(200);
+      expect((await api.create(id, name, tag)).status).to.equal(200);
     }
     await receiver.until((received) => received.length >= 3);
 
@@ -46,13 +46,13 @@ export function webhookDeliverySuite(storage: () => StorageConfig): void {
     );
     expect(receiver.received.every((delivery) => delivery.secret === 0)).to.equal(true);
     expect(new Set(receiver.received.map((delivery) => delivery.id)).size).to.equal(3);
-    await eventually(async () => (await service.outbox.size(service.tenant)) === 0);
+    await eventually(async () => (await api.outbox!.size(api.tenant)) === 0);
   });
 
   it('when the receiver refuses, fails with 500 and hangs past the timeout, then it gets the event once up, with the same webhook-id', async () => {
     await subscribe();
     await receiver.shut();
-    expect((await service.create(7n, 'patient')).status).to.equal(200);
+    expect((await api.create(7n, 'patient')).status).to.equal(200);
     await sleep(150); // refused connections
     await receiver.reopen();
     receiver.mode = 'fail';
@@ -67,9 +67,9 @@ export function webhookDeliverySuite(storage: () => StorageConfig): void {
     expect(receiver.received[0]!.secret).to.equal(0);
     expect(receiver.ids.length).to.be.at.least(3);
     expect(new Set(receiver.ids).size, 'one webhook-id for every attempt').to.equal(1);
-    await eventually(async () => (await service.outbox.size(service.tenant)) === 0);
+    await eventually(async () => (await api.outbox!.size(api.tenant)) === 0);
     await eventually(async () => {
-      const [subscription] = await service.subscriptions.list(service.tenant);
+      const [subscription] = await api.subscriptions!.list(api.tenant);
       return (
         subscription!.health.failures === 0 && subscription!.health.lastSuccessAt !== undefined
       );
@@ -79,9 +79,9 @@ export function webhookDeliverySuite(storage: () => StorageConfig): void {
   it('when the receiver keeps failing, then the last error and failures show, and the webhook-id never changes', async () => {
     await subscribe();
     receiver.mode = 'fail';
-    expect((await service.create(8n, 'failing')).status).to.equal(200);
+    expect((await api.create(8n, 'failing')).status).to.equal(200);
     await until(() => receiver.refused >= 3);
-    const [subscription] = await service.subscriptions.list(service.tenant);
+    const [subscription] = await api.subscriptions!.list(api.tenant);
     expect(subscription!.health.failures).to.be.at.least(2);
     expect(subscription!.health.lastError).to.match(/^HTTP 500: receiver failing on purpose/);
     expect(subscription!.health.lastError!.length).to.be.below(200);
@@ -95,12 +95,12 @@ export function webhookDeliverySuite(storage: () => StorageConfig): void {
 
   it('when the secret is rotated, then later deliveries are signed with the new secret only', async () => {
     const subscription = await subscribe();
-    expect((await service.create(1n, 'before')).status).to.equal(200);
+    expect((await api.create(1n, 'before')).status).to.equal(200);
     await receiver.until((received) => received.length >= 1);
-    const rotated = await service.admin.rotateSecret(subscription.id);
+    const rotated = await api.service.webhooks.rotateSecret(subscription.id);
     receiver.secrets = [rotated!.secret];
     await sleep(100); // past the subscription cache
-    expect((await service.create(2n, 'after')).status).to.equal(200);
+    expect((await api.create(2n, 'after')).status).to.equal(200);
     await receiver.until((received) => received.length >= 2);
 
     expect(receiver.received[1]!.body).to.equal('{"id":2,"name":"after"}');
@@ -111,23 +111,23 @@ export function webhookDeliverySuite(storage: () => StorageConfig): void {
   it('when the subscription is removed, then pending and later events are not delivered', async () => {
     const subscription = await subscribe();
     receiver.mode = 'fail';
-    expect((await service.create(1n, 'pending')).status).to.equal(200);
+    expect((await api.create(1n, 'pending')).status).to.equal(200);
     await until(() => receiver.refused >= 1);
-    expect(await service.admin.remove(subscription.id)).to.equal(true);
+    expect(await api.service.webhooks.remove(subscription.id)).to.equal(true);
     // An attempt already under way when the removal landed may still reach the receiver (the
     // removal takes effect within the subscription cache): such late attempts still fail here.
     await sleep(FAST_WEBHOOKS.cacheMs! + FAST_WEBHOOKS.timeoutMs! + 100);
     receiver.mode = 'ok';
-    expect((await service.create(2n, 'later')).status).to.equal(200);
+    expect((await api.create(2n, 'later')).status).to.equal(200);
     await sleep(600);
 
     expect(receiver.received).to.deep.equal([]);
-    expect(await service.outbox.size(service.tenant)).to.equal(0);
+    expect(await api.outbox!.size(api.tenant)).to.equal(0);
   });
 
   it('when a tenant has no subscription, then creating records nothing', async () => {
-    expect((await service.create(1n, 'quiet')).status).to.equal(200);
-    expect(await service.outbox.size(service.tenant)).to.equal(0);
+    expect((await api.create(1n, 'quiet')).status).to.equal(200);
+    expect(await api.outbox!.size(api.tenant)).to.equal(0);
   });
 }
 
