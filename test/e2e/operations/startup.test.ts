@@ -1,14 +1,11 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { freePort } from '../../support/free-port.js';
 import { IdentityProvider } from '../../support/identity-provider.js';
 import { startStoppableMongo, type MongoServer } from '../../support/mongo-server.js';
-import { RedisProcess, startRedisServer } from '../../support/redis-server.js';
+import { unstartedRedisServer, type RedisProcess } from '../../support/redis-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
 import {
   MAIN,
@@ -99,27 +96,32 @@ async function failsAtOnce(env: NodeJS.ProcessEnv): Promise<string> {
 
 describe('Start-up with Redis', function () {
   this.timeout(90_000);
-  let dir: string | undefined;
   let redis: RedisProcess | undefined;
+  let close: (() => Promise<void>) | undefined;
   let service: ServiceProcess | undefined;
 
+  /** A redis-server of the test's own, not started yet. */
+  async function newRedis(extraArgs: string[] = []): Promise<RedisProcess> {
+    const created = await unstartedRedisServer(extraArgs);
+    if (typeof created === 'string') throw new Error(created);
+    ({ server: redis, close } = created);
+    return redis;
+  }
+
   before(async function () {
-    const probe = await startRedisServer();
+    const probe = await unstartedRedisServer();
     if (typeof probe === 'string') return serverMissing(this, 'Redis', probe);
     await probe.close();
-    dir = await mkdtemp(join(tmpdir(), 'plant-store-startup-'));
   });
   afterEach(async () => {
     await service?.stop();
     service = undefined;
-    await redis?.stop();
-  });
-  after(async () => {
-    if (dir) await rm(dir, { recursive: true, force: true });
+    await close?.();
+    close = undefined;
   });
 
   it('when Redis starts 3 s after the service, then the service waits, logs the wait once, and serves without a restart', async () => {
-    redis = new RedisProcess(await freePort(), dir!);
+    redis = await newRedis();
     const { token, env } = withToken({ PLANT_STORE_STORAGE: 'redis', REDIS_URL: redis.url });
 
     service = await startBeforeStore(env, token, () => redis!.start());
@@ -131,7 +133,7 @@ describe('Start-up with Redis', function () {
   });
 
   it('when Redis refuses the password, then start-up fails at once, well within the bound, with one line', async () => {
-    redis = new RedisProcess(await freePort(), dir!, ['--requirepass', 'right-password']);
+    redis = await newRedis(['--requirepass', 'right-password']);
     await redis.start();
     const url = `redis://:wrong-password@127.0.0.1:${redis.port}`;
     const { env } = withToken({ PLANT_STORE_STORAGE: 'redis', REDIS_URL: url });

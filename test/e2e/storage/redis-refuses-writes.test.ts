@@ -3,11 +3,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { HttpResponse } from '../../support/http-client.js';
 import { Api, expectError } from '../../support/http-harness.js';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../../support/free-port.js';
-import { RedisProcess } from '../../support/redis-server.js';
+import { startRedisServer, type RedisProcess } from '../../support/redis-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
 
 const run = promisify(execFile);
@@ -37,19 +33,10 @@ describe('the service on a Redis that refuses writes (maxmemory with noeviction,
   };
 
   before(async function () {
-    const installed = await run('redis-server', ['--version']).then(
-      () => true,
-      () => false,
-    );
-    if (!installed) return serverMissing(this, 'Redis', 'redis-server is not installed');
-    const dir = await mkdtemp(join(tmpdir(), 'plant-store-redis-full-'));
     // Protected configs on, so that the test can point snapshots at a directory they cannot use.
-    redis = new RedisProcess(await freePort(), dir, ['--enable-protected-configs', 'yes']);
-    close = async () => {
-      await redis.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
-    await redis.start();
+    const started = await startRedisServer(['--enable-protected-configs', 'yes']);
+    if (typeof started === 'string') return serverMissing(this, 'Redis', started);
+    ({ server: redis, close } = started);
     api = await Api.start({ kind: 'redis', url: redis.url });
   });
   after(async () => {
