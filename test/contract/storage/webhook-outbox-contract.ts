@@ -1,13 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
-import {
-  eventBody,
-  type PlantEvent,
-  type WebhookSubscription,
-} from '../../../src/domain/webhook.js';
+import { eventBody, type PlantEvent } from '../../../src/domain/webhook.js';
 import type { StoredPlant } from '../../../src/domain/plant.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../src/ports/webhook-outbox.js';
 import type { Storage } from '../../../src/ports/storage.js';
+import { newSubscription } from '../../support/webhook-subscription.js';
 
 /**
  * How a suite gets an outbox: a storage of its own (nothing of another test in it), where plants
@@ -47,16 +44,7 @@ export function describeWebhookOutboxContract(name: string, harness: WebhookOutb
       const tenant = `t-${randomUUID()}`;
       const ids: string[] = [];
       for (let i = 0; i < subscriptions; i++) {
-        const subscription: WebhookSubscription = {
-          id: `wh_${randomBytes(8).toString('hex')}`,
-          tenant,
-          url: 'https://receiver.example/hooks',
-          secret: `whsec_${randomBytes(32).toString('base64')}`,
-          events: ['plant.created'],
-          enabled: true,
-          createdAt: new Date('2026-01-01T00:00:00.000Z'),
-          health: { failures: 0 },
-        };
+        const subscription = newSubscription(tenant);
         expect(await storage.webhooks!.add(subscription)).to.equal(true);
         ids.push(subscription.id);
       }
