@@ -25,7 +25,7 @@ import {
 } from '../../../src/adapters/storage/mongodb/plant-counts.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
 import type { Storage } from '../../../src/ports/storage.js';
-import { describeAdapters } from './adapter-table.js';
+import { describeAdapters } from '../../support/adapter-table.js';
 import { describePlantQuotaContract } from './plant-quota-contract.js';
 
 /** A storage opened with a quota of `max` plants per tenant, and why racing creates may pass it there. */

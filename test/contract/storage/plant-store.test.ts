@@ -1,7 +1,7 @@
 import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-plant-store.js';
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
-import { describeAdapters } from './adapter-table.js';
+import { describeAdapters } from '../../support/adapter-table.js';
 import { describePlantStoreContract, type StoreHarness } from './plant-store-contract.js';
 
 describeAdapters<ReturnType<StoreHarness['open']>>(

@@ -3,7 +3,7 @@ import { FileTokenStore } from '../../../src/adapters/storage/memory/file-token-
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
-import { describeAdapters } from './adapter-table.js';
+import { describeAdapters } from '../../support/adapter-table.js';
 import { describeTokenStoreContract, type TokenStoreHarness } from './token-store-contract.js';
 
 describeAdapters<ReturnType<TokenStoreHarness['open']>>(

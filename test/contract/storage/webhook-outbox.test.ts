@@ -7,7 +7,7 @@ import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis
 import type { Storage } from '../../../src/ports/storage.js';
 import { withDatabase, type MongoServer } from '../../support/mongo-server.js';
 import type { RedisUnderTest } from '../../support/redis-server.js';
-import { describeAdapters } from './adapter-table.js';
+import { describeAdapters } from '../../support/adapter-table.js';
 import {
   describeWebhookOutboxContract,
   type WebhookOutboxHarness,

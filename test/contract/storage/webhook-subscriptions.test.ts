@@ -11,7 +11,7 @@ import { createRedisClient, untilReady } from '../../../src/adapters/storage/red
 import { parseRedisUrl } from '../../../src/adapters/storage/redis/redis-url.js';
 import { RedisWebhookStore } from '../../../src/adapters/storage/redis/redis-webhook-store.js';
 import type { RedisUnderTest } from '../../support/redis-server.js';
-import { describeAdapters } from './adapter-table.js';
+import { describeAdapters } from '../../support/adapter-table.js';
 import {
   describeWebhookSubscriptionsContract,
   type WebhookSubscriptionsHarness,

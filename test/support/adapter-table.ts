@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startMongoServer, type MongoServer } from '../../support/mongo-server.js';
-import { REDIS_DEPLOYMENTS, type RedisUnderTest } from '../../support/redis-server.js';
-import { suiteServer } from '../../support/server-requirement.js';
+import { startMongoServer, type MongoServer } from './mongo-server.js';
+import { REDIS_DEPLOYMENTS, type RedisUnderTest } from './redis-server.js';
+import { suiteServer } from './server-requirement.js';
 
 /** The servers an adapter can run on; each row of a table gets one of its own, for its block. */
 export interface Servers {
