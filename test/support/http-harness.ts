@@ -1,8 +1,22 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
+import type { Container } from 'inversify';
 import { StaticTokenVerifier } from '../../src/adapters/auth/static-token-verifier.js';
+import {
+  createHttpServer,
+  listenHttpServer,
+  type HttpServer,
+} from '../../src/adapters/http/server/http-server.js';
+import { trustedPeer } from '../../src/adapters/http/trusted-proxy.js';
+import {
+  defaultWebhookConfig,
+  type WebhookConfig,
+} from '../../src/adapters/webhooks/webhook-config.js';
 import {
   loadConfig,
   type Config,
@@ -10,9 +24,11 @@ import {
   type StorageOptions,
 } from '../../src/config/index.js';
 import { TYPES } from '../../src/composition/identifiers.js';
-import { buildService, type Service } from '../../src/composition/container.js';
+import { buildContainer, resolveService, type Service } from '../../src/composition/container.js';
 import type { Scope } from '../../src/domain/caller.js';
 import type { PlantStore } from '../../src/ports/plant-store.js';
+import type { WebhookOutbox } from '../../src/ports/webhook-outbox.js';
+import type { WebhookSubscriptions } from '../../src/ports/webhook-subscriptions.js';
 import { send, type HttpResponse, type RequestOptions } from './http-client.js';
 import { OpenApiValidator } from './openapi-validator.js';
 
@@ -25,64 +41,166 @@ const ROLE_SCOPES: Record<Role, Scope[]> = {
   other: ['plants:read', 'plants:write'],
 };
 
-/** A running service (real composition, real server on loopback) with one tenant per test. */
+/**
+ * The role tokens every harness serves (each service knows only its own, so they need not differ
+ * between services); raw-socket tests write them into request text.
+ */
+export const ROLE_TOKENS: Readonly<Record<Role, string>> = {
+  both: 'test_both_0123456789abcdefghijkl',
+  read: 'test_read_0123456789abcdefghijkl',
+  write: 'test_write_0123456789abcdefghijkl',
+  other: 'test_other_0123456789abcdefghijkl',
+};
+
+/** Delays of milliseconds instead of hours, so that retries happen within a test. */
+export const FAST_WEBHOOKS: Partial<WebhookConfig> = {
+  schedule: { delaysMs: [50, 100, 200], jitter: 0.2, disableAfterMs: 60_000 },
+  timeoutMs: 500,
+  allowPrivate: true,
+  pollMs: 50,
+  leaseMs: 2_000,
+  cacheMs: 50,
+};
+
+/** How the harness builds its service beyond the configuration. */
+export interface HarnessOptions {
+  /**
+   * Serve the role tokens (`tokens`, moved to fresh tenants by `newTenants`) through a static
+   * verifier rebound in the container; false keeps the configured verifier chain (static tokens
+   * of `config.staticTokens`, managed tokens, JWT). True unless given.
+   */
+  roles?: boolean;
+  /** Rebinds ports after the harness's own bindings, before the service is resolved. */
+  configure?: (container: Container) => void;
+  /** Delivers webhooks (FAST_WEBHOOKS over these fields, files in a temporary directory). */
+  webhooks?: Partial<WebhookConfig>;
+}
+
+/**
+ * The service in this process, as `serve` runs it: the real container, the real node:http server
+ * and its socket policies (`config.http`, `config.trustProxy`) on loopback, with the sockets it
+ * accepted in view. Answers are checked against the served OpenAPI document. Four role tokens act
+ * in one tenant per test (`newTenants`).
+ */
 export class Api {
   /** `both`, `read` and `write` act in `tenant`; `other` in a second tenant. */
   readonly tokens: Record<Role, string>;
   tenant = '';
   otherTenant = '';
+  /** Every connection the server accepted, in order. */
+  readonly sockets: Socket[] = [];
+  /** The storage's webhook subscriptions and outbox, when webhooks are delivered. */
+  subscriptions: WebhookSubscriptions | undefined;
+  outbox: WebhookOutbox | undefined;
+  private validator: OpenApiValidator | undefined;
+  private served!: Service;
 
   private constructor(
-    private readonly server: Server,
-    private readonly service: Service,
-    private readonly validator: OpenApiValidator,
-    readonly store: PlantStore,
+    readonly server: HttpServer,
+    private readonly files: string,
+    private readonly options: HarnessOptions,
     private readonly tokenTable: StaticToken[],
     private readonly reloadTokens: () => void,
   ) {
     this.tokens = Object.fromEntries(
       (Object.keys(ROLE_SCOPES) as Role[]).map((role, i) => [role, tokenTable[i]!.token]),
     ) as Record<Role, string>;
+    server.on('connection', (socket: Socket) => this.sockets.push(socket));
   }
 
-  static async start(storage: StorageOptions, extra: Partial<Config> = {}): Promise<Api> {
+  static async start(
+    storage: StorageOptions = { kind: 'memory' },
+    extra: Partial<Config> = {},
+    options: HarnessOptions = {},
+  ): Promise<Api> {
     const tokens = (Object.keys(ROLE_SCOPES) as Role[]).map((role) => ({
-      token: `test_${role}_${randomBytes(18).toString('base64url')}`,
+      token: ROLE_TOKENS[role],
       tenant: 'pending',
       scopes: ROLE_SCOPES[role],
     }));
+    const files = mkdtempSync(join(tmpdir(), 'plant-store-harness-'));
     const config: Config = {
-      ...loadConfig({ LOG_LEVEL: 'silent' }),
+      ...loadConfig({ LOG_LEVEL: 'silent', PLANT_STORE_TOKEN_FILE: join(files, 'tokens.json') }),
+      logLevel: (process.env.TEST_LOG_LEVEL ?? 'silent') as Config['logLevel'],
       storage,
       staticTokens: tokens,
       // The contract suites send many refused tokens from one address on purpose.
       authFailureLimit: 0,
+      ...(options.webhooks && {
+        webhooks: defaultWebhookConfig({
+          ...FAST_WEBHOOKS,
+          file: join(files, 'webhooks.json'),
+          outboxFile: join(files, 'webhook-outbox.jsonl'),
+          ...options.webhooks,
+        }),
+      }),
       ...extra,
     };
     // The real StaticTokenVerifier, rebuilt whenever the tests move tokens to fresh tenants.
     let verifier = new StaticTokenVerifier(tokens);
-    const service = await buildService(config, (container) => {
-      container
-        .rebind(TYPES.TokenVerifier)
-        .toConstantValue({ verify: (token: string) => verifier.verify(token) });
+    let handle = (_request: IncomingMessage, _response: ServerResponse): void => {};
+    const server = createHttpServer((request, response) => handle(request, response), config.http, {
+      trustedProxy: trustedPeer(config.trustProxy),
     });
-    const server = createServer(service.app.callback());
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as { port: number };
-    const document = JSON.parse((await send(port, 'GET', '/openapi.json')).text);
-    const api = new Api(
-      server,
-      service,
-      new OpenApiValidator(document),
-      service.plantStore,
-      tokens,
-      () => {
-        verifier = new StaticTokenVerifier(tokens);
-      },
-    );
+    const api = new Api(server, files, options, tokens, () => {
+      verifier = new StaticTokenVerifier(tokens);
+    });
     api.newTenants();
+    const rolesVerifier = { verify: (token: string) => verifier.verify(token) };
+    await api.build(config, rolesVerifier, (service) => (handle = service.app.callback()));
+    await listenHttpServer(server, 0, '127.0.0.1');
+    // On a connection of its own that closes: the tests count and watch connections from here.
+    const openapi = await send(api.port, 'GET', '/openapi.json', {
+      headers: [['Connection', 'close']],
+    });
+    api.validator = new OpenApiValidator(JSON.parse(openapi.text));
+    while ((await api.open()) > 0) await new Promise((resolve) => setImmediate(resolve));
+    api.sockets.splice(0);
     return api;
+  }
+
+  /** Builds and resolves a service on `config`, and serves it from now on. */
+  private async build(
+    config: Config,
+    rolesVerifier: { verify(token: string): ReturnType<StaticTokenVerifier['verify']> },
+    serve: (service: Service) => void,
+  ): Promise<void> {
+    const container = buildContainer(config);
+    if (this.options.roles !== false) {
+      container.rebind(TYPES.TokenVerifier).toConstantValue(rolesVerifier);
+    }
+    this.options.configure?.(container);
+    const service = await resolveService(container);
+    await service.opened;
+    if (config.webhooks !== undefined && this.options.webhooks !== undefined) {
+      const opened = await container.get(TYPES.Storage).opened;
+      await service.startDelivery();
+      this.subscriptions = opened.webhooks;
+      this.outbox = opened.outbox;
+    }
+    this.served = service;
+    this.restartWith = async (changes) => {
+      const previous = this.served;
+      await this.build({ ...config, ...changes }, rolesVerifier, serve);
+      await previous.close();
+    };
+    serve(service);
+  }
+
+  /**
+   * Builds the service anew with these configuration changes (as a restart with a new
+   * environment would) and serves it from now on; the stores stay only where a `configure`
+   * rebinds them to the same instances.
+   */
+  restartWith: (changes: Partial<Config>) => Promise<void> = async () => {};
+
+  /** The service served now. */
+  get service(): Service {
+    return this.served;
+  }
+
+  get store(): PlantStore {
+    return this.served.plantStore;
   }
 
   /** Moves every token to fresh tenants, so each test starts from empty stores. */
@@ -96,6 +214,13 @@ export class Api {
 
   get port(): number {
     return (this.server.address() as { port: number }).port;
+  }
+
+  /** Connections the server holds open now. */
+  open(): Promise<number> {
+    return new Promise((resolve, reject) =>
+      this.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
+    );
   }
 
   /** Sends a request (with the token of `as`, unless null) and checks the answer against the OpenAPI document. */
@@ -117,7 +242,7 @@ export class Api {
       headers,
       ...(body !== undefined && { body }),
     });
-    this.validator.check(method, path, response);
+    this.validator!.check(method, path, response);
     return response;
   }
 
@@ -142,10 +267,19 @@ export class Api {
     return (JSON.parse(response.text) as { name: string }[]).map((p) => p.name);
   }
 
-  async close(): Promise<void> {
+  /** Stops serving and closes the service; closing again only waits for the first. */
+  close(): Promise<void> {
+    return (this.closing ??= this.closeOnce());
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async closeOnce(): Promise<void> {
     this.server.closeAllConnections();
+    for (const socket of this.sockets) socket.destroy();
     await new Promise((resolve) => this.server.close(resolve));
-    await this.service.close();
+    await this.served.close();
+    rmSync(this.files, { recursive: true, force: true });
   }
 }
 

@@ -4,12 +4,14 @@ import { once } from 'node:events';
 /** A TCP client that sends exactly the given bytes and records what comes back. */
 export class RawClient {
   private chunks: Buffer[] = [];
+  /** The code of the first socket error (ECONNRESET, EPIPE), if any. */
+  error: string | undefined;
   /** Resolves when the server half-closes (FIN) or the connection is reset or closed. */
   readonly ended: Promise<void>;
 
   private constructor(readonly socket: Socket) {
     socket.on('data', (chunk: Buffer) => this.chunks.push(chunk));
-    socket.on('error', () => {});
+    socket.on('error', (error: NodeJS.ErrnoException) => (this.error ??= error.code));
     this.ended = new Promise((resolve) => {
       socket.once('end', resolve);
       socket.once('close', resolve);

@@ -141,14 +141,37 @@ async function startProcesses(
   return { processes, dispose };
 }
 
-/** An own redis-server on a free port (never the machine's); a reason string when there is none. */
-export async function startRedisServer(): Promise<
-  (RedisUnderTest & { server: RedisProcess }) | string
-> {
+/**
+ * An own redis-server on a free port (never the machine's), with these extra arguments; a reason
+ * string when there is none.
+ */
+export async function startRedisServer(
+  extraArgs: readonly string[] = [],
+): Promise<(RedisUnderTest & { server: RedisProcess }) | string> {
   if (!(await hasRedisServer())) return MISSING;
-  const { processes, dispose } = await startProcesses(1, () => []);
+  const { processes, dispose } = await startProcesses(1, () => [...extraArgs]);
   const server = processes[0]!;
   return { server, url: server.url, prefix: 'plant-store:', close: dispose };
+}
+
+/**
+ * An own redis-server on a free port that is not started yet (`server.start()` brings it up, for
+ * a store that comes after the service); `close` stops it and removes its files. A reason string
+ * when there is none.
+ */
+export async function unstartedRedisServer(
+  extraArgs: readonly string[] = [],
+): Promise<{ server: RedisProcess; close(): Promise<void> } | string> {
+  if (!(await hasRedisServer())) return MISSING;
+  const dir = await mkdtemp(join(tmpdir(), 'plant-store-redis-'));
+  const server = new RedisProcess(await freePort(), dir, extraArgs);
+  return {
+    server,
+    close: async () => {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** A three-master Redis Cluster on loopback, made for the run; a reason string when there is none. */

@@ -1,15 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import { once } from 'node:events';
-import { loadConfig, type JwtConfig, type StaticToken } from '../../src/config/index.js';
+import type { JwtConfig, StaticToken } from '../../src/config/index.js';
 import { MemoryPlantStore } from '../../src/adapters/storage/memory/memory-plant-store.js';
 import { MemoryTokenStore } from '../../src/adapters/storage/memory/memory-token-store.js';
 import { TYPES } from '../../src/composition/identifiers.js';
-import { buildService, type Service } from '../../src/composition/container.js';
 import type { Scope } from '../../src/domain/caller.js';
-import { send, type HttpResponse, type RequestOptions } from './http-client.js';
+import type { HttpResponse, RequestOptions } from './http-client.js';
+import { Api } from './http-harness.js';
 import type { IdentityProvider } from './identity-provider.js';
-import { OpenApiValidator } from './openapi-validator.js';
 
 export const TOKEN_KINDS = ['static', 'managed', 'jwt'] as const;
 export type TokenKind = (typeof TOKEN_KINDS)[number];
@@ -24,47 +21,36 @@ export const jwtConfigFor = (provider: IdentityProvider): JwtConfig => ({
 });
 
 /**
- * A running service (built by the real composition, memory stores) that accepts all three kinds
- * of token, and can mint a token of any kind for any tenant and scopes. Static tokens are
+ * The in-process service (test/support/http-harness.ts, memory stores) accepting all three kinds
+ * of token, which can mint a token of any kind for any tenant and scopes. Static tokens are
  * configuration: adding one builds the service anew on the same stores, as a restart with a new
  * PLANT_STORE_TOKENS would; managed tokens are issued through the service's own administration.
  */
 export class TokenKindsApi {
   private readonly statics: StaticToken[] = [];
-  private readonly server: Server;
-  private validator: OpenApiValidator | undefined;
-  private handle: RequestListener;
 
   private constructor(
-    private service: Service,
-    private readonly rebuild: (statics: StaticToken[]) => Promise<Service>,
+    private readonly api: Api,
     private readonly provider: IdentityProvider,
-  ) {
-    this.handle = service.app.callback();
-    this.server = createServer((req, res) => this.handle(req, res));
-  }
+  ) {}
 
   static async start(provider: IdentityProvider): Promise<TokenKindsApi> {
-    // No per-address failure budget: these tests send many refused tokens from one address on
-    // purpose (test/contract/http/auth-failures.test.ts covers the budget).
-    const config = {
-      ...loadConfig({ LOG_LEVEL: 'silent' }),
-      jwt: jwtConfigFor(provider),
-      authFailureLimit: 0,
-    };
     const plants = new MemoryPlantStore();
     const tokenStore = new MemoryTokenStore();
-    const rebuild = (tokens: StaticToken[]) =>
-      buildService({ ...config, staticTokens: tokens }, (container) => {
-        container.rebind(TYPES.PlantStore).toConstantValue(plants);
-        container.rebind(TYPES.TokenStore).toConstantValue(tokenStore);
-      });
-    const api = new TokenKindsApi(await rebuild([]), rebuild, provider);
-    api.server.listen(0, '127.0.0.1');
-    await once(api.server, 'listening');
-    const document = JSON.parse((await send(api.port, 'GET', '/openapi.json')).text);
-    api.validator = new OpenApiValidator(document);
-    return api;
+    // No per-address failure budget (the harness's default): these tests send many refused
+    // tokens from one address on purpose (test/contract/http/auth-failures.test.ts covers it).
+    const api = await Api.start(
+      { kind: 'memory' },
+      { jwt: jwtConfigFor(provider), staticTokens: [] },
+      {
+        roles: false,
+        configure: (container) => {
+          container.rebind(TYPES.PlantStore).toConstantValue(plants);
+          container.rebind(TYPES.TokenStore).toConstantValue(tokenStore);
+        },
+      },
+    );
+    return new TokenKindsApi(api, provider);
   }
 
   /** A new token of `kind` for the tenant with exactly these scopes. */
@@ -73,14 +59,11 @@ export class TokenKindsApi {
       case 'static': {
         const token = `static_${randomBytes(18).toString('base64url')}`;
         this.statics.push({ token, tenant, scopes });
-        const previous = this.service;
-        this.service = await this.rebuild([...this.statics]);
-        this.handle = this.service.app.callback();
-        await previous.close();
+        await this.api.restartWith({ staticTokens: [...this.statics] });
         return token;
       }
       case 'managed':
-        return (await this.service.tokenAdministration.issue({ tenant, scopes })).token;
+        return (await this.api.service.tokenAdministration.issue({ tenant, scopes })).token;
       case 'jwt':
         // Both claim forms: `scp` as an array for single scopes, `scope` as a string otherwise.
         return this.provider.sign(
@@ -90,31 +73,24 @@ export class TokenKindsApi {
   }
 
   get port(): number {
-    return (this.server.address() as { port: number }).port;
+    return this.api.port;
   }
 
   /** Sends a request with the token (JSON body when `json` is given), checked against the OpenAPI document. */
-  async request(
+  request(
     method: string,
     path: string,
     token: string,
     options: RequestOptions & { json?: string } = {},
   ): Promise<HttpResponse> {
-    const headers: [string, string][] = [['Authorization', `Bearer ${token}`]];
-    if (options.json !== undefined) headers.push(['Content-Type', 'application/json']);
-    headers.push(...(options.headers ?? []));
-    const body = options.json ?? options.body;
-    const response = await send(this.port, method, path, {
-      headers,
-      ...(body !== undefined && { body }),
+    return this.api.request(method, path, {
+      ...options,
+      as: null,
+      headers: [['Authorization', `Bearer ${token}`], ...(options.headers ?? [])],
     });
-    this.validator!.check(method, path, response);
-    return response;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise((resolve) => this.server.close(resolve));
-    await this.service.close();
+  close(): Promise<void> {
+    return this.api.close();
   }
 }

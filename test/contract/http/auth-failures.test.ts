@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { CompositeTokenVerifier } from '../../../src/adapters/auth/composite-token-verifier.js';
-import { ManagedTokenVerifier } from '../../../src/adapters/auth/managed-token-verifier.js';
-import { StaticTokenVerifier } from '../../../src/adapters/auth/static-token-verifier.js';
 import { clientKey } from '../../../src/adapters/http/server/client-key.js';
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
-import { HardenedService } from '../../support/hardened-service.js';
+import { TYPES } from '../../../src/composition/identifiers.js';
+import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { RawClient } from '../../support/raw-client.js';
 
 const madeUpToken = () =>
@@ -37,7 +35,7 @@ const create = (token: string, id: number): [string, string] => {
 };
 
 describe('unauthenticated and unauthorised floods', () => {
-  let service: HardenedService;
+  let service: Api;
   let lookups = 0;
   afterEach(() => service.close());
 
@@ -46,16 +44,21 @@ describe('unauthenticated and unauthorised floods', () => {
     const find = tokenStore.find.bind(tokenStore);
     lookups = 0;
     tokenStore.find = (id) => (lookups++, find(id));
-    const tokens = new CompositeTokenVerifier({
-      static: new StaticTokenVerifier([
-        { token: HardenedService.TOKEN, tenant: 't', scopes: ['plants:read', 'plants:write'] },
-        { token: HardenedService.READ_TOKEN, tenant: 't', scopes: ['plants:read'] },
-      ]),
-      managed: new ManagedTokenVerifier(tokenStore, { ttlMs: 5000 }),
-    });
-    service = await HardenedService.start(
-      {},
-      { tokenVerifier: tokens, authFailureLimit, rateLimit },
+    // The configured chain (static tokens, managed tokens on this store), as serve builds it.
+    service = await Api.start(
+      undefined,
+      {
+        staticTokens: [
+          { token: ROLE_TOKENS.both, tenant: 't', scopes: ['plants:read', 'plants:write'] },
+          { token: ROLE_TOKENS.read, tenant: 't', scopes: ['plants:read'] },
+        ],
+        authFailureLimit,
+        rateLimit,
+      },
+      {
+        roles: false,
+        configure: (container) => container.rebind(TYPES.TokenStore).toConstantValue(tokenStore),
+      },
     );
   }
 
@@ -79,10 +82,10 @@ describe('unauthenticated and unauthorised floods', () => {
     await start(3);
     for (let i = 0; i < 5; i++) await request(service.port, list('no-such-token-0123456789'));
 
-    const elsewhere = await request(service.port, list(HardenedService.TOKEN), '127.0.0.2');
+    const elsewhere = await request(service.port, list(ROLE_TOKENS.both), '127.0.0.2');
     const valid = [];
     for (let i = 0; i < 10; i++) {
-      valid.push((await request(service.port, list(HardenedService.TOKEN), '127.0.0.3')).status);
+      valid.push((await request(service.port, list(ROLE_TOKENS.both), '127.0.0.3')).status);
     }
 
     expect(elsewhere.status).to.equal(200);
@@ -104,11 +107,9 @@ describe('unauthenticated and unauthorised floods', () => {
     await start(0, 3);
 
     for (let i = 0; i < 10; i++) {
-      expect((await request(service.port, create(HardenedService.READ_TOKEN, i))).status).to.equal(
-        403,
-      );
+      expect((await request(service.port, create(ROLE_TOKENS.read, i))).status).to.equal(403);
     }
-    const write = await request(service.port, create(HardenedService.TOKEN, 1));
+    const write = await request(service.port, create(ROLE_TOKENS.both, 1));
 
     expect(write.status).to.equal(200);
   });

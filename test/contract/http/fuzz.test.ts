@@ -1,14 +1,8 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { loadConfig, type Config } from '../../../src/config/index.js';
 import { ERROR_ROWS } from '../../../src/adapters/http/error-catalogue.js';
-import {
-  createHttpServer,
-  listenHttpServer,
-  type HttpServer,
-} from '../../../src/adapters/http/server/http-server.js';
 import { send } from '../../support/http-client.js';
-import { buildService, type Service } from '../../../src/composition/container.js';
+import { Api } from '../../support/http-harness.js';
 import { OpenApiValidator } from '../../support/openapi-validator.js';
 import { rawExchange } from '../../support/raw-exchange.js';
 import { RawClient } from '../../support/raw-client.js';
@@ -28,36 +22,27 @@ const pathOf = (target: string): string => target.replace(/^http:\/\/[^/]*/, '')
 
 describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', function () {
   this.timeout(Math.max(60_000, RUNS * 200));
-  let service: Service;
-  let server: HttpServer;
+  let service: Api;
   let validator: OpenApiValidator;
   let port: number;
 
   before(async () => {
-    const config: Config = {
-      ...loadConfig({ LOG_LEVEL: 'silent' }),
-      staticTokens: [
-        { token: TOKENS_BY_ROLE.both, tenant: 'fuzz', scopes: ['plants:read', 'plants:write'] },
-        { token: TOKENS_BY_ROLE.read, tenant: 'fuzz', scopes: ['plants:read'] },
-      ],
-      authFailureLimit: 0,
-    };
-    service = await buildService(config);
-    // Short timeouts, so that a request the generator left incomplete ends in 408 quickly.
-    server = createHttpServer(service.app.callback(), {
-      headersTimeoutMs: 1000,
-      requestTimeoutMs: 1000,
-      lingerMs: 200,
-    });
-    await listenHttpServer(server, 0, '127.0.0.1');
-    port = (server.address() as { port: number }).port;
+    service = await Api.start(
+      undefined,
+      {
+        staticTokens: [
+          { token: TOKENS_BY_ROLE.both, tenant: 'fuzz', scopes: ['plants:read', 'plants:write'] },
+          { token: TOKENS_BY_ROLE.read, tenant: 'fuzz', scopes: ['plants:read'] },
+        ],
+        // Short timeouts, so that a request the generator left incomplete ends in 408 quickly.
+        http: { headersTimeoutMs: 1000, requestTimeoutMs: 1000, lingerMs: 200 },
+      },
+      { roles: false },
+    );
+    port = service.port;
     validator = new OpenApiValidator(JSON.parse((await send(port, 'GET', '/openapi.json')).text));
   });
-  after(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await service.close();
-  });
+  after(() => service.close());
 
   async function check(request: FuzzRequest): Promise<void> {
     const response = await rawExchange(port, request.bytes, 5000);

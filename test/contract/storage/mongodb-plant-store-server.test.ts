@@ -115,6 +115,20 @@ describe('MongoPlantStore on a server', () => {
     expect(indexes.filter((candidate) => 'tenant' in candidate.key)).to.have.length(1);
   });
 
+  it('when the server is FerretDB v1, then the opened storage keeps no quota (it could not hold one); on MongoDB it does', async () => {
+    const counted = await openMongoStorage({ url: server!.url, maxPlantsPerTenant: 1 });
+    try {
+      await counted.plants.insert(tenant, { id: 1n, name: 'a' });
+      const second = await counted.plants
+        .insert(tenant, { id: 2n, name: 'b' })
+        .catch(() => 'refused');
+
+      expect(second).to.equal(server!.kind === 'ferretdb' ? true : 'refused');
+    } finally {
+      await counted.close();
+    }
+  });
+
   it('when plants are stored, then each document holds its id as a BSON int64, small ids too', async () => {
     const ids = [MIN_PLANT_ID, -1n, 0n, 1n, 2n ** 53n + 1n, MAX_PLANT_ID];
     for (const id of ids) await store.insert(tenant, { id, name: `plant ${id}`, tag: 't' });

@@ -4,6 +4,7 @@ import { isPlantError } from '../../../src/domain/errors.js';
 import type { PlantEvent } from '../../../src/domain/webhook.js';
 import type { PlantStore } from '../../../src/ports/plant-store.js';
 import type { Storage } from '../../../src/ports/storage.js';
+import { newSubscription } from '../../support/webhook-subscription.js';
 
 const plant = (id: bigint) => ({ id, name: `plant ${id}` });
 const created = (id: bigint): PlantEvent => ({ type: 'plant.created', plant: plant(id) });
@@ -86,16 +87,7 @@ export function describePlantQuotaContract(
     it('when a subscribed tenant holds its quota, then a refused create and a duplicate record no event', async () => {
       const { webhooks, outbox } = storage!;
       expect(webhooks && outbox, 'the storage keeps webhooks').to.not.equal(undefined);
-      await webhooks!.add({
-        id: `wh_${randomBytes(8).toString('hex')}`,
-        tenant,
-        url: 'https://receiver.example/hooks',
-        secret: `whsec_${randomBytes(32).toString('base64')}`,
-        events: ['plant.created'],
-        enabled: true,
-        createdAt: new Date(),
-        health: { failures: 0 },
-      });
+      await webhooks!.add(newSubscription(tenant));
       for (let id = 1n; id <= BigInt(MAX); id++) {
         expect(await store.insert(tenant, plant(id), created(id))).to.equal(true);
       }

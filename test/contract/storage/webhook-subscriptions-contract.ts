@@ -1,7 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { WebhookSubscription } from '../../../src/domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../src/ports/webhook-subscriptions.js';
+import { newSubscription } from '../../support/webhook-subscription.js';
 
 /** How a suite gets a subscription store (the harness may skip via serverMissing). */
 export interface WebhookSubscriptionsHarness {
@@ -21,17 +22,8 @@ export function describeWebhookSubscriptionsContract(
     let store: WebhookSubscriptions;
     // Each test uses a tenant of its own, so tests need no cleanup.
     let tenant: string;
-    const subscription = (overrides: Partial<WebhookSubscription> = {}): WebhookSubscription => ({
-      id: `wh_${randomBytes(8).toString('hex')}`,
-      tenant,
-      url: 'https://receiver.example/hooks',
-      secret: `whsec_${randomBytes(32).toString('base64')}`,
-      events: ['plant.created'],
-      enabled: true,
-      createdAt: at('2026-01-01T00:00:00.000Z'),
-      health: { failures: 0 },
-      ...overrides,
-    });
+    const subscription = (overrides: Partial<WebhookSubscription> = {}): WebhookSubscription =>
+      newSubscription(tenant, overrides);
 
     before(async function () {
       store = await harness.open(this);

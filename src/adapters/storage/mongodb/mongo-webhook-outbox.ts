@@ -1,4 +1,4 @@
-import { ObjectId, type Collection } from 'mongodb';
+import { ObjectId, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { newEventId } from '../../../application/webhook-ids.js';
@@ -77,13 +77,40 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         .find({ _id: { $in: ids }, lease }, { projection: { tenant: 1, pending: 1 } })
         .toArray(),
     )) as Stored[];
-    return claimed.flatMap((document) => {
+    // The bounds count deliveries (a document holds one per subscription). A document's claimed
+    // deliveries carry the lease's end as their own time, and the document its earliest time, so
+    // that completing or retrying one of them leaves the others leased, and what this claim left
+    // (beyond a bound, or not due) stays due at its time. A document's only delivery, claimed,
+    // needs no such write: the document's time is its lease.
+    const deliveries: PendingDelivery[] = [];
+    const perTenant = new Map<string, number>();
+    const leases: AnyBulkWriteOperation<PlantDocument>[] = [];
+    for (const document of claimed) {
       const entries = Object.entries(document.pending ?? {});
-      const due = entries.filter(([, entry]) => entry.due <= now);
-      for (const [key] of due)
-        this.single.set(`${document._id.toHexString()} ${key}`, entries.length === 1);
-      return due.map(([key, entry]) => toDelivery(document, key, entry));
-    });
+      const mine: string[] = [];
+      let earliest = until.getTime();
+      for (const [key, entry] of entries) {
+        const count = perTenant.get(document.tenant) ?? 0;
+        if (entry.due <= now && deliveries.length < max && count < roomFor(document.tenant)) {
+          perTenant.set(document.tenant, count + 1);
+          mine.push(key);
+          this.single.set(`${document._id.toHexString()} ${key}`, entries.length === 1);
+          deliveries.push(toDelivery(document, key, entry));
+        } else earliest = Math.min(earliest, entry.due.getTime());
+      }
+      if (entries.length === 1 && mine.length === 1) continue;
+      const leased = Object.fromEntries(mine.map((key) => [`pending.${key}.due`, until]));
+      leases.push({
+        updateOne: {
+          filter: { _id: document._id, lease },
+          update: { $set: { ...leased, due: new Date(earliest) } },
+        },
+      });
+    }
+    if (leases.length > 0) {
+      await withinDeadline(() => this.plants.bulkWrite(leases, { ordered: false }));
+    }
+    return deliveries;
   }
 
   /**

@@ -1,0 +1,91 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { CLI, runProgram } from '../../support/service-process.js';
+
+describe('plant-store tokens (the real program): arguments an operator could misread', function () {
+  // Each case is a process started through tsx on shared cores.
+  this.timeout(60_000);
+  let dir: string;
+  let env: Record<string, string>;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'plant-store-cli-args-'));
+    env = { PLANT_STORE_TOKEN_FILE: join(dir, 'tokens.json') };
+  });
+  after(() => rm(dir, { recursive: true, force: true }));
+
+  const refused: [string, string[], RegExp][] = [
+    [
+      '--tenant is given twice',
+      ['--tenant', 'a', '--tenant', 'b'],
+      /--tenant is given more than once/,
+    ],
+    ['--tenant= is given twice', ['--tenant=a', '--tenant=b'], /--tenant is given more than once/],
+    ['--name is given twice', ['--tenant', 'a', '--name', 'x', '--name', 'y'], /--name is given/],
+    [
+      '--expires-in is given twice',
+      ['--tenant', 'a', '--expires-in', '1d', '--expires-in', 'never'],
+      /--expires-in is given/,
+    ],
+    ['the tenant is one space', ['--tenant', ' '], /tenant must be more than whitespace/],
+    ['the tenant holds U+202E', ['--tenant', 'acme\u202Eevil'], /tenant must be free of/],
+    [
+      'the name holds U+202E',
+      ['--tenant', 'a', '--name', 'ci\u202Etxt.exe'],
+      /name must be free of/,
+    ],
+    [
+      'the name is only whitespace',
+      ['--tenant', 'a', '--name', '   '],
+      /name must be more than whitespace/,
+    ],
+  ];
+
+  for (const [what, args, reason] of refused) {
+    it(`when ${what}, then tokens create exits 2 with the reason and issues nothing`, async () => {
+      const outcome = await runProgram(
+        [...CLI, 'tokens', 'create', ...args, '--scope', 'plants:read'],
+        env,
+      );
+
+      expect(outcome.code, outcome.stderr).to.equal(2);
+      expect(outcome.stderr).to.match(reason);
+      expect(outcome.stdout).to.equal('');
+      expect(existsSync(env.PLANT_STORE_TOKEN_FILE!)).to.equal(false);
+    });
+  }
+
+  it('when tokens list is given --tenant twice or a whitespace tenant, then it exits 2', async () => {
+    const [twice, blank] = await Promise.all([
+      runProgram([...CLI, 'tokens', 'list', '--tenant', 'a', '--tenant', 'b'], env),
+      runProgram([...CLI, 'tokens', 'list', '--tenant', '\t'], env),
+    ]);
+
+    expect([twice.code, blank.code]).to.deep.equal([2, 2]);
+    expect(twice.stderr).to.match(/--tenant is given more than once/);
+  });
+
+  it('when --scope is repeated, then both scopes are issued (it is the one repeatable option)', async () => {
+    const outcome = await runProgram(
+      [
+        ...CLI,
+        'tokens',
+        'create',
+        '--tenant',
+        'a',
+        '--scope',
+        'plants:read',
+        '--scope',
+        'plants:write',
+        '--json',
+      ],
+      env,
+    );
+
+    expect(outcome.code, outcome.stderr).to.equal(0);
+    expect(JSON.parse(outcome.stdout).scopes).to.deep.equal(['plants:read', 'plants:write']);
+  });
+});

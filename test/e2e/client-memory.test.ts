@@ -1,3 +1,0 @@
-import { describeClient } from './client/client-suite.js';
-
-describeClient('memory', async () => ({ kind: 'memory' }));

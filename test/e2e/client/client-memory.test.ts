@@ -1,0 +1,3 @@
+import { describeClient } from './support/client-suite.js';
+
+describeClient('memory', async () => ({ kind: 'memory' }));

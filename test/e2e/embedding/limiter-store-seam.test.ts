@@ -1,0 +1,79 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, type Server } from 'node:http';
+import { once } from 'node:events';
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { buildService, loadConfig, TYPES, type Service } from '../../../src/index.js';
+import { send } from '../../support/http-client.js';
+import { startRedisServer, type RedisUnderTest } from '../../support/redis-server.js';
+import { serverMissing } from '../../support/server-requirement.js';
+
+const TOKEN = 'limiter-seam-token-0123456789';
+const RATE = 5;
+
+describe('TYPES.LimiterStore, rebound by an embedder', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'plant-store-limiter-seam-'));
+  let redis: RedisUnderTest | undefined;
+  let client: Redis | undefined;
+  const services: Service[] = [];
+  const servers: Server[] = [];
+  const ports: number[] = [];
+
+  before(async function () {
+    const started = await startRedisServer();
+    if (typeof started === 'string') return serverMissing(this, 'Redis', started);
+    redis = started;
+    client = new Redis(redis.url);
+    const config = loadConfig({
+      PLANT_STORE_TOKENS: JSON.stringify([
+        { token: TOKEN, tenant: 'seam', scopes: ['plants:read'] },
+      ]),
+      PLANT_STORE_RATE_LIMIT: String(RATE),
+      LOG_LEVEL: 'silent',
+      PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+    });
+    // Two services on the memory storage, as two processes of a host would be, counting on one
+    // Redis of the host's.
+    for (let i = 0; i < 2; i++) {
+      const service = await buildService(config, (container) => {
+        container
+          .rebind(TYPES.LimiterStore)
+          .toConstantValue(() =>
+            Promise.resolve({ kind: 'redis', client: client!, prefix: 'host:' }),
+          );
+      });
+      services.push(service);
+      const server = createServer(service.app.callback()).listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      servers.push(server);
+      ports.push((server.address() as { port: number }).port);
+    }
+  });
+  after(async () => {
+    for (const server of servers) {
+      server.closeAllConnections();
+      server.close();
+    }
+    await Promise.all(services.map((service) => service.close()));
+    client?.disconnect();
+    await redis?.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('when two services count on the host’s Redis, then a tenant gets one limit across both, in the host’s keys', async () => {
+    const statuses = [];
+    for (let i = 0; i < RATE * 2; i++) {
+      const port = ports[i % 2]!;
+      statuses.push(
+        (await send(port, 'GET', '/plants', { headers: [['Authorization', `Bearer ${TOKEN}`]] }))
+          .status,
+      );
+    }
+
+    expect(statuses.filter((status) => status === 200)).to.have.length(RATE);
+    expect(statuses.slice(-2)).to.deep.equal([429, 429]);
+    expect(await client!.exists('host:limit:tenant:seam')).to.equal(1);
+  });
+});

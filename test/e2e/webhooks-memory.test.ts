@@ -1,6 +1,0 @@
-import { webhookDeliverySuite } from './webhook-delivery.js';
-
-describe('Webhooks on the memory storage (outbox file)', function () {
-  this.timeout(30_000);
-  webhookDeliverySuite(() => ({ kind: 'memory' }));
-});

@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { runCli } from '../../../src/cli/run-cli.js';
+import {
+  openTokenAdministration,
+  openWebhookAdministration,
+} from '../../../src/composition/open-administration.js';
+import { eventually } from '../../support/raw-client.js';
+import { startService, type ServiceProcess } from '../../support/service-process.js';
+import { WebhookReceiver } from '../../support/webhook-receiver.js';
+
+const TIMEOUT_MS = 5000;
+const TENANTS = ['stuck', 'waiting'];
+
+describe('Webhook delivery slots shared between tenants (memory storage)', function () {
+  this.timeout(60_000);
+  let directory: string;
+  let env: Record<string, string>;
+  let service: ServiceProcess | undefined;
+  const receivers: WebhookReceiver[] = [];
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'plant-store-webhook-share-'));
+    env = {
+      PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+      PLANT_STORE_TOKENS: JSON.stringify(
+        TENANTS.map((tenant) => ({
+          token: `share-token-for-${tenant}`,
+          tenant,
+          scopes: ['plants:write'],
+        })),
+      ),
+      PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
+      PLANT_STORE_WEBHOOK_CONCURRENCY: '8',
+      PLANT_STORE_WEBHOOK_TIMEOUT: `${TIMEOUT_MS}ms`,
+      PLANT_STORE_WEBHOOK_POLL: '50ms',
+      PLANT_STORE_WEBHOOK_CACHE: '50ms',
+      PLANT_STORE_WEBHOOK_LEASE: '30s',
+    };
+  });
+  afterEach(async () => {
+    await service?.stop();
+    service = undefined;
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const subscribe = async (tenant: string, receiver: WebhookReceiver) => {
+    const err: string[] = [];
+    const code = await runCli(
+      ['webhooks', 'add', '--tenant', tenant, '--url', receiver.url],
+      env,
+      { out: () => {}, err: (line) => err.push(line) },
+      { serve: async () => {}, openTokenAdministration, openWebhookAdministration },
+    );
+    expect(code, err.join('\n')).to.equal(0);
+  };
+  const create = async (tenant: string, id: number) => {
+    const response = await fetch(`http://127.0.0.1:${service!.port}/plants`, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer share-token-for-${tenant}`,
+        'Content-Type': 'application/json',
+      },
+      body: `{"id":${id},"name":"plant ${id}"}`,
+    });
+    expect(response.status).to.equal(200);
+  };
+
+  it('when one tenant’s receiver never answers, then another tenant’s delivery is not held behind it (8 slots)', async () => {
+    const stuck = await WebhookReceiver.start();
+    stuck.mode = 'hang';
+    const waiting = await WebhookReceiver.start();
+    receivers.push(stuck, waiting);
+    await subscribe('stuck', stuck);
+    await subscribe('waiting', waiting);
+    service = await startService(env);
+
+    for (let id = 1; id <= 12; id++) await create('stuck', id);
+    // The stuck tenant holds all the slots it may have (all 8 before its share was bounded).
+    await eventually(() => stuck.ids.length >= 4, 3000, 'the stuck receiver holding deliveries');
+    const started = Date.now();
+    await create('waiting', 100);
+    await eventually(() => waiting.received.length === 1, TIMEOUT_MS * 2, 'the other delivery');
+    const waitedMs = Date.now() - started;
+
+    expect(waitedMs, 'ms the other tenant’s delivery waited').to.be.below(TIMEOUT_MS / 2);
+    expect(new Set(stuck.ids).size, 'deliveries the stuck receiver holds').to.equal(4);
+  });
+});

@@ -1,0 +1,105 @@
+import { expect } from 'chai';
+import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { JwtTokenVerifier } from '../../../../src/adapters/auth/jwt-token-verifier.js';
+import { isPlantError } from '../../../../src/domain/errors.js';
+import { freePort } from '../../../support/free-port.js';
+import { IdentityProvider, signingKey } from '../../../support/identity-provider.js';
+import { rejection } from '../../../support/rejection.js';
+import { jwtConfigFor } from '../../../support/token-kinds.js';
+
+describe('JwtTokenVerifier', () => {
+  let provider: IdentityProvider;
+
+  beforeEach(async () => {
+    provider = await IdentityProvider.start();
+  });
+  afterEach(async () => {
+    await provider.close();
+  });
+
+  it('when a token names an unknown kid, then it is refused; once the keys rotate to include it, then it is accepted', async () => {
+    const verifier = new JwtTokenVerifier(jwtConfigFor(provider), { cooldownMs: 500 });
+    const rotated = await signingKey('rsa-2', 'RS256');
+    const token = await provider.sign({ tenant: 't', scope: 'plants:read' }, rotated);
+    expect(await verifier.verify(await provider.sign({ tenant: 't' }))).to.not.equal(undefined);
+
+    const beforeRotation = await verifier.verify(token);
+    provider.served = [rotated];
+    const withinCooldown = await verifier.verify(token);
+    await new Promise((resolve) => setTimeout(resolve, 550));
+    const afterCooldown = await verifier.verify(token);
+
+    expect(beforeRotation).to.equal(undefined);
+    expect(withinCooldown).to.equal(undefined);
+    expect(afterCooldown).to.deep.equal({ tenant: 't', scopes: ['plants:read'] });
+    expect(provider.fetches).to.equal(2);
+  });
+
+  it('when unknown kids flood, then the JWKS is refetched at most once per cooldown', async () => {
+    const verifier = new JwtTokenVerifier(jwtConfigFor(provider), { cooldownMs: 60_000 });
+    await verifier.verify(await provider.sign({ tenant: 't' }));
+
+    for (let i = 0; i < 20; i++) {
+      const stranger = await signingKey(`unknown-${i}`, 'ES256');
+      expect(await verifier.verify(await provider.sign({ tenant: 't' }, stranger))).to.equal(
+        undefined,
+      );
+    }
+
+    expect(provider.fetches).to.equal(1);
+  });
+
+  it('when the JWKS cannot be fetched, then verification rejects as unavailable (503), not 401', async () => {
+    const config = {
+      ...jwtConfigFor(provider),
+      keys: { kind: 'jwks' as const, url: `http://127.0.0.1:${await freePort()}/jwks` },
+    };
+    const verifier = new JwtTokenVerifier(config);
+
+    const error = await rejection(verifier.verify(await provider.sign({ tenant: 't' })));
+
+    expect(isPlantError(error) && error.code).to.equal('token-verification-unavailable');
+  });
+
+  it('when the tenant claim is configured, then that claim names the tenant', async () => {
+    const verifier = new JwtTokenVerifier({ ...jwtConfigFor(provider), tenantClaim: 'org_id' });
+
+    expect(
+      await verifier.verify(await provider.sign({ org_id: 'acme', tenant: 'other' })),
+    ).to.deep.equal({
+      tenant: 'acme',
+      scopes: [],
+    });
+  });
+
+  it('when an algorithm is not allowed, then a token signed with it is refused', async () => {
+    const verifier = new JwtTokenVerifier({ ...jwtConfigFor(provider), algorithms: ['ES256'] });
+
+    expect(await verifier.verify(await provider.sign({ tenant: 't' }))).to.equal(undefined);
+    expect(
+      await verifier.verify(await provider.sign({ tenant: 't' }, provider.keys[1])),
+    ).to.not.equal(undefined);
+  });
+
+  it('when a static PEM public key is configured, then tokens it verifies are accepted and others not', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256', { extractable: true });
+    const config = {
+      ...jwtConfigFor(provider),
+      keys: { kind: 'public-key' as const, key: await exportSPKI(publicKey) },
+    };
+    const verifier = new JwtTokenVerifier(config);
+    const sign = (key: CryptoKey) =>
+      new SignJWT({ tenant: 'pem', scope: 'plants:write' })
+        .setProtectedHeader({ alg: 'ES256' })
+        .setIssuer(provider.issuer)
+        .setAudience(provider.audience)
+        .setExpirationTime('5m')
+        .sign(key);
+
+    expect(await verifier.verify(await sign(privateKey))).to.deep.equal({
+      tenant: 'pem',
+      scopes: ['plants:write'],
+    });
+    expect(await verifier.verify(await sign(provider.keys[1]!.privateKey))).to.equal(undefined);
+  });
+});
