@@ -63,6 +63,8 @@ async function measure(dist: string): Promise<number> {
       '--tool=callgrind',
       `--callgrind-out-file=${out}`,
       process.execPath,
+      // No background compilation or GC threads: V8 tiers up at the same request in every run.
+      '--single-threaded',
       join(resolve(dist), 'cli.js'),
       'serve',
     ],
