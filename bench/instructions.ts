@@ -5,12 +5,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { BENCH_TOKEN, benchTokens, LISTENING, plantBody } from './common.js';
 
-// `node --import tsx bench/instructions.ts GET|POST [requests] [dist ...]`: instructions the service
-// executes per request, counted by valgrind's callgrind (every thread), which neither the machine's
-// load nor the clock disturbs: for A/B of changes too small for the CPU-time rounds to resolve.
-// Each build (a dist/ directory; default ./dist) is started under callgrind, seeded with 100 plants, warmed up with `requests` requests (so that V8 has optimised the hot
-// path), then counted (callgrind's counters zeroed, then dumped) over `requests` more, 10 in flight on keep-alive connections. Builds are
-// run one after the other, `--rounds N` times each, interleaved; the medians are printed.
+// `node --import tsx bench/instructions.ts GET|POST [requests] [dist ...] [--rounds N]`:
+// instructions the service executes per request, counted by valgrind's callgrind (every thread),
+// for A/B of changes too small for the CPU-time rounds to resolve. Each build (a dist/ directory;
+// default ./dist) is started under callgrind, seeded with 100 plants, warmed up with `requests`
+// requests (so that V8 has optimised the hot path), then counted (callgrind's counters zeroed,
+// then dumped) over `requests` more, 10 in flight on keep-alive connections. Builds run one
+// after the other, `--rounds N` times each, interleaved; the medians are printed. The counts
+// include timers' work (pino's flush, the server's checks), which grows per request when
+// valgrind runs slower (beside other valgrind runs): compare builds counted in one invocation,
+// not counts taken at different times.
 
 const args = process.argv.slice(2);
 const roundsAt = args.indexOf('--rounds');
