@@ -119,7 +119,14 @@ async function measure(dist: string): Promise<number> {
     }
     return instructions / count;
   } finally {
-    child.kill('SIGKILL');
+    // SIGTERM: the service shuts down and valgrind removes its control pipes (SIGKILL leaves them).
+    if (child.exitCode === null) {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await exited;
+      clearTimeout(timer);
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 }
