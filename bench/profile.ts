@@ -1,9 +1,18 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_TENANT, BENCH_TOKEN, benchTokens, LISTENING } from './common.js';
 import { receive, runLoad, type Deliveries } from './load.js';
+import { cpuSeconds, nodeCommand, pinning } from './proc.js';
 
 // `npm run bench:profile -- GET|POST [seconds]`: runs the built service under `node --cpu-prof`,
 // seeds 10,000 plants, puts one workload on it, and prints where the time went: self time by
@@ -12,9 +21,19 @@ import { receive, runLoad, type Deliveries } from './load.js';
 // one webhook subscription (receiver in this process), profiled until every create was delivered;
 // the storage is memory, or Redis with PLANT_STORE_STORAGE=redis and REDIS_URL.
 
+// `--plants N` builds the service with N plants put straight through the port
+// (bench/servers/scale.ts, as the scaling rows do) instead of 10,000 POSTs, to see what the store's
+// size does to a request; only the samples of the load count then, not the filling. Either way the
+// run also prints the server's CPU per request (/proc) and the collections under load
+// (`--trace-gc`, whose lines go to a file of their own). Server on core 0, load on core 1.
 const ROOT = new URL('..', import.meta.url).pathname;
-const workload = (process.argv[2] ?? 'GET').toUpperCase();
-const seconds = Number(process.argv[3] ?? 10);
+const positional = process.argv
+  .slice(2)
+  .filter((arg, i, all) => !arg.startsWith('--') && all[i - 1] !== '--plants');
+const workload = (positional[0] ?? 'GET').toUpperCase();
+const seconds = Number(positional[1] ?? 10);
+const plantsAt = process.argv.indexOf('--plants');
+const plants = plantsAt === -1 ? undefined : Number(process.argv[plantsAt + 1]);
 const DIR = `${ROOT}bench/results/profiles`;
 
 interface ProfileNode {
@@ -25,6 +44,9 @@ interface ProfileNode {
 interface Profile {
   nodes: ProfileNode[];
   samples: number[];
+  startTime?: number;
+  endTime?: number;
+  timeDeltas?: number[];
 }
 
 function where(url: string): string {
@@ -34,6 +56,37 @@ function where(url: string): string {
   if (pkg !== undefined) return pkg;
   const own = /\/dist\/(.*)$/.exec(url)?.[1];
   return own === undefined ? url : `src/${own.replace(/\.js$/, '.ts')}`;
+}
+
+/** The samples taken in the last `ms` of the profile (the load), the rest dropped. */
+function lastSamples(profile: Profile, ms: number): Profile {
+  const { samples, timeDeltas, endTime } = profile;
+  if (timeDeltas === undefined || endTime === undefined) return profile;
+  let at = profile.startTime ?? 0;
+  const kept: number[] = [];
+  for (let i = 0; i < samples.length; i++) {
+    at += timeDeltas[i] ?? 0;
+    if (at >= endTime - ms * 1000) kept.push(samples[i]!);
+  }
+  return { ...profile, samples: kept };
+}
+
+/** Scavenges and mark-compacts (count, ms) in a --trace-gc text from `from` on. */
+function gcCounts(text: string): string {
+  const kinds = new Map<string, { count: number; ms: number }>();
+  for (const match of text.matchAll(
+    /ms: (Scavenge|Mark-Compact|Mark-sweep|Minor Mark-Sweep)[^,]*, ([\d.]+) \/ [\d.]+ ms/g,
+  )) {
+    const kind = kinds.get(match[1]!) ?? { count: 0, ms: 0 };
+    kind.count++;
+    kind.ms += Number(match[2]);
+    kinds.set(match[1]!, kind);
+  }
+  return (
+    [...kinds]
+      .map(([kind, { count, ms }]) => `${kind} ${count} (${ms.toFixed(0)} ms)`)
+      .join(', ') || 'none'
+  );
 }
 
 function report(profile: Profile): void {
@@ -104,18 +157,36 @@ async function main(): Promise<void> {
     if (secret === undefined) throw new Error(`webhooks add failed: ${added.stderr}`);
     await receive({ kind: 'expect', key: 'profile', secret });
   }
-  const child = spawn(
-    process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${DIR}`, 'dist/cli.js', 'serve'],
-    // The ready line is on stderr; stdout, the JSON log, goes nowhere.
-    { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] },
-  );
+  // stdout (the JSON log, and --trace-gc's lines) to a file, read for the collections afterwards.
+  const stdout = join(dir, 'stdout');
+  const server =
+    plants === undefined ? ['dist/cli.js', 'serve'] : ['--import', 'tsx', 'bench/servers/scale.ts'];
+  const nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${DIR}`, '--trace-gc', ...server];
+  const [command, commandArgs] = nodeCommand(pinning?.server ?? '', nodeArgs);
+  if (pinning) spawnSync('taskset', ['-a', '-pc', pinning.load, String(process.pid)]);
+  const child = spawn(command, commandArgs, {
+    cwd: ROOT,
+    // The quota (1M by default) lifted, so that creates on a store of a million are measured too.
+    env: {
+      ...env,
+      ...(plants !== undefined && {
+        BENCH_PLANTS: String(plants),
+        BENCH_STORAGE: JSON.stringify({ kind: 'memory', maxPlantsPerTenant: 0 }),
+      }),
+    },
+    stdio: ['ignore', openSync(stdout, 'w'), 'pipe'],
+  });
   let text = '';
-  child.stderr.on('data', (chunk: Buffer) => (text += chunk));
+  child.stderr!.on('data', (chunk: Buffer) => (text += chunk));
   while (!LISTENING.test(text)) await new Promise((resolve) => setTimeout(resolve, 50));
   const [, host, port] = LISTENING.exec(text)!;
   const url = `http://${host}:${port}`;
-  if (!hooked) await runLoad({ kind: 'seed', url, connections: 32, from: 1, count: 10_000 });
+  if (!hooked && plants === undefined) {
+    await runLoad({ kind: 'seed', url, connections: 32, from: 1, count: 10_000 });
+  }
+  const gcFrom = statSync(stdout).size;
+  const cpuFrom = cpuSeconds(child.pid);
+  const loadFrom = performance.now();
   const job =
     workload === 'POST' || hooked
       ? ({
@@ -133,6 +204,11 @@ async function main(): Promise<void> {
           duration: seconds,
         } as const);
   const result = await runLoad(job);
+  const cpuUs = ((cpuSeconds(child.pid) - cpuFrom) * 1e6) / (result.ok + result.non2xx);
+  const traced = readFileSync(stdout).subarray(gcFrom).toString('utf8');
+  console.log(
+    `${plants ?? 10_000} plants: ${cpuUs.toFixed(1)} CPU µs/req of the server; collections under load: ${gcCounts(traced)}; heap after: ${/-> ([\d.]+) \(/.exec([...traced.matchAll(/.*ms: (?:Scavenge|Mark-Compact).*/g)].at(-1)?.[0] ?? '')?.[1] ?? '?'} MB`,
+  );
   console.log(
     `${workload}: ${result.rps.toFixed(0)} req/s (under the profiler), ${result.non2xx} non-2xx; token ${BENCH_TOKEN.slice(0, 5)}...`,
   );
@@ -150,10 +226,11 @@ async function main(): Promise<void> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
+  const loadMs = performance.now() - loadFrom;
   const file = readdirSync(DIR).find((name) => name.endsWith('.cpuprofile'));
   if (file === undefined) throw new Error('no profile written');
   rmSync(dir, { recursive: true, force: true });
-  report(JSON.parse(readFileSync(`${DIR}/${file}`, 'utf8')) as Profile);
+  report(lastSamples(JSON.parse(readFileSync(`${DIR}/${file}`, 'utf8')) as Profile, loadMs));
   console.log(`\nprofile: bench/results/profiles/${file}`);
 }
 

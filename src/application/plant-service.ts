@@ -46,9 +46,11 @@ export class PlantService implements PlantUseCases {
     if (wanted === 0) return { plants: [] };
     // One extra plant tells whether another page follows, in the same round trip.
     const found = await this.store.list(caller.tenant, after, wanted + 1);
-    const page = found.length > wanted ? found.slice(0, wanted) : found;
-    const plants = page.map(toPlant);
-    return found.length > wanted ? { plants, next: page[page.length - 1]!.id } : { plants };
+    // One pass, no intermediate copy of the page.
+    const size = Math.min(found.length, wanted);
+    const plants = new Array<Plant>(size);
+    for (let i = 0; i < size; i++) plants[i] = toPlant(found[i]!);
+    return found.length > wanted ? { plants, next: found[wanted - 1]!.id } : { plants };
   }
 
   async deletePlant(caller: Caller, id: PlantId): Promise<void> {

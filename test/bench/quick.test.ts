@@ -117,7 +117,7 @@ describe('bench --quick', function () {
     expect(stdout).to.not.match(/^PROBLEMS/m);
   });
 
-  it('when run, then the floor line comes before the last, and the Redis lines when it measured Redis', () => {
+  it('when run, then the floor and overhead lines come before the last, with the overhead target, and the Redis lines when it measured Redis', () => {
     const lines = stdout.trimEnd().split('\n');
     const floor =
       /^bench-floor: GET \d+\.\d\d POST \d+\.\d\d \(service\/node:http per CPU-s, median of 1 rounds\)$/;
@@ -132,6 +132,17 @@ describe('bench --quick', function () {
     const workers =
       /^bench-workers: GET \d+\.\d\d POST \d+\.\d\d \(2 workers\/1 process on one Redis, req\/s, median of 1 rounds\)$/m;
     expect(workers.test(stdout), stdout).to.equal(redis && availableParallelism() > 1);
+    const overhead =
+      /^bench-overhead: GET (-?\d+\.\d\d|inf) POST (-?\d+\.\d\d|inf) \(\(Fastify \+ features - Fastify\)\/\(service - bare Koa\), CPU µs per request GET -?\d+\.\d\/-?\d+\.\d POST -?\d+\.\d\/-?\d+\.\d, median of 1 rounds\)$/m;
+    expect(stdout).to.match(overhead);
+    for (const workload of ['GET', 'POST']) {
+      expect(stdout).to.match(
+        new RegExp(
+          `^  ${workload} overhead >= 1\\.0x \\(features on Fastify\\) +(-?[\\d.]+|inf)x  (met|MISSED by -?\\d+%)$`,
+          'm',
+        ),
+      );
+    }
     expect(stdout).to.match(
       /^bench-spin: 1 µs of work a request add GET \+-?\d+\.\d POST \+-?\d+\.\d µs\/req to bare Koa \(CPU of the server, median of 1 rounds\)$/m,
     );

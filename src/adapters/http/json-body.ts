@@ -44,22 +44,25 @@ export const requireJson: Middleware = (ctx, next) => {
  * content coding goes straight to raw-body, held to the limit by its Content-Length too; an encoded
  * one is held to the limit both as received and as decoded.
  */
-export const readBody: Middleware = async (ctx, next) => {
+export const readBody: Middleware = (ctx, next) => {
   const req = ctx.req;
   // Content codings are case-insensitive (RFC 9110, 8.4.1).
   const coding = req.headers['content-encoding']?.trim().toLowerCase();
-  let body: Buffer;
+  let body: Promise<Buffer>;
   if (coding !== undefined && coding !== 'identity') {
-    body = await readEncodedBody(req, coding);
+    body = readEncodedBody(req, coding);
   } else {
     const length = req.headers['content-length'];
-    body = await getRawBody(req, {
+    body = getRawBody(req, {
       limit: BODY_LIMIT_BYTES,
       ...(length !== undefined && { length: ~~length }),
     });
   }
-  requestState(ctx).body = body;
-  await next();
+  // A `then` rather than an async function: one asynchronous step less per create.
+  return body.then((bytes) => {
+    requestState(ctx).body = bytes;
+    return next();
+  });
 };
 
 /** The bytes readBody stored (none when the request had no body). */

@@ -57,19 +57,27 @@ export interface ObserverOptions {
   requestId?: ((ctx: Context) => string | undefined) | undefined;
 }
 
-/** Request durations by method, route and status class: prom-client's children, kept per series. */
+/**
+ * Request durations by method, route and status class: prom-client's children, kept per series.
+ * Found by route, then method, then status class, each a lookup of a string the router, Node's
+ * parser or STATUS_CLASSES already holds: no key is built and hashed per request.
+ */
 function durationRecorder(
   metrics: ServiceMetrics,
 ): (ctx: Context, route: string, seconds: number) => void {
-  const children = new Map<string, { observe(value: number): void }>();
+  type Child = { observe(value: number): void };
+  const children = new Map<string, Map<string, Map<string, Child>>>();
   return (ctx, route, seconds) => {
     const method = METHOD_LABELS.has(ctx.method) ? ctx.method : 'OTHER';
     const statusClass = STATUS_CLASSES[(ctx.status / 100) | 0] ?? 'other';
-    const key = `${method} ${route} ${statusClass}`;
-    let child = children.get(key);
+    let byMethod = children.get(route);
+    if (byMethod === undefined) children.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let child = byStatus.get(statusClass);
     if (child === undefined) {
       child = metrics.requestDuration.labels(method, route, statusClass);
-      children.set(key, child);
+      byStatus.set(statusClass, child);
     }
     child.observe(seconds);
   };

@@ -196,15 +196,17 @@ export class ServiceMetrics {
     (event === 'outage' ? this.outages : this.recoveries).inc({ store });
   };
 
-  private readonly verified = new Map<string, { inc(): void }>();
+  // By kind, then result: no key string is built per verification (one per request).
+  private readonly verified = new Map<TokenKind, Map<VerificationResult, { inc(): void }>>();
 
   /** Counts one token verification (the child of each kind and result kept). */
   readonly tokenVerified = (kind: TokenKind, result: VerificationResult): void => {
-    const key = `${kind} ${result}`;
-    let child = this.verified.get(key);
+    let byResult = this.verified.get(kind);
+    if (byResult === undefined) this.verified.set(kind, (byResult = new Map()));
+    let child = byResult.get(result);
     if (child === undefined) {
       child = this.tokenVerifications.labels(kind, result);
-      this.verified.set(key, child);
+      byResult.set(result, child);
     }
     child.inc();
   };

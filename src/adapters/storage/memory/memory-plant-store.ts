@@ -79,7 +79,9 @@ export class MemoryPlantStore implements PlantStore {
     const tree = this.trees.get(tenant);
     const page: StoredPlant[] = [];
     if (tree === undefined || limit <= 0) return page;
-    for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n)) {
+    // One pair array reused for every entry, rather than one allocated per plant of the page.
+    const pair: (PlantId | StoredPlant)[] = [];
+    for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n, pair)) {
       page.push(plant);
       if (page.length === limit) break;
     }
