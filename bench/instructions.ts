@@ -14,12 +14,19 @@ import { BENCH_TOKEN, benchTokens, LISTENING, plantBody } from './common.js';
 // after the other, `--rounds N` times each, interleaved; the medians are printed. The counts
 // include timers' work (pino's flush, the server's checks), which grows per request when
 // valgrind runs slower (beside other valgrind runs): compare builds counted in one invocation,
-// not counts taken at different times.
+// not counts taken at different times. `--storage lmdb` runs the service on the embedded store
+// (a fresh directory per build; default memory).
 
 const args = process.argv.slice(2);
-const roundsAt = args.indexOf('--rounds');
-const rounds = roundsAt === -1 ? 1 : Number(args[roundsAt + 1]);
-const plain = args.filter((arg, i) => !arg.startsWith('--') && args[i - 1] !== '--rounds');
+const valueOf = (name: string): string | undefined => {
+  const at = args.indexOf(name);
+  return at === -1 ? undefined : args[at + 1];
+};
+const rounds = Number(valueOf('--rounds') ?? 1);
+const storage = valueOf('--storage') ?? 'memory';
+const plain = args.filter(
+  (arg, i) => !arg.startsWith('--') && !['--rounds', '--storage'].includes(args[i - 1] ?? ''),
+);
 const workload = (plain[0] ?? 'GET').toUpperCase() as 'GET' | 'POST';
 const count = Number(plain[1] ?? 2000);
 const builds = plain.length > 2 ? plain.slice(2) : ['dist'];
@@ -78,7 +85,8 @@ async function measure(dist: string): Promise<number> {
         PORT: '0',
         HOST: '127.0.0.1',
         NODE_ENV: 'production',
-        PLANT_STORE_STORAGE: 'memory',
+        PLANT_STORE_STORAGE: storage,
+        PLANT_STORE_DATA_DIR: join(dir, 'data'),
         PLANT_STORE_TOKENS: benchTokens(),
       },
       stdio: ['ignore', 'ignore', 'pipe'],

@@ -175,7 +175,7 @@ async function main(): Promise<void> {
       REDIS_URL: redis.url,
       PLANT_STORE_REDIS_PREFIX: 'bench-migrate-post:',
       PLANT_STORE_TOKENS: benchTokens(),
-      PLANT_STORE_TOKEN_FILE: join(dir, 'tokens.json'),
+      PLANT_STORE_DATA_DIR: join(dir, 'data'),
       LOG_LEVEL: 'warn',
     });
     let post: LoadResult;

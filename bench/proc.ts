@@ -49,11 +49,15 @@ export const children = new Set<ChildProcess>();
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Starts a node server (pinned to `cores`) and resolves once it prints its listening line. */
+/**
+ * Starts a node server (pinned to `cores`) and resolves once it prints its listening line, within
+ * `waitMs` (the scaling harness fills its store first).
+ */
 export async function startServer(
   nodeArgs: string[],
   env: Record<string, string | undefined>,
   cores = pinning?.server ?? '',
+  waitMs = 60_000,
 ): Promise<Running> {
   const [command, commandArgs] = nodeCommand(cores, nodeArgs);
   const child = spawn(command, commandArgs, {
@@ -67,7 +71,7 @@ export async function startServer(
   child.once('exit', () => children.delete(child));
   let text = '';
   child.stderr!.on('data', (chunk: Buffer) => (text += chunk));
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + waitMs;
   for (;;) {
     const match = LISTENING.exec(text);
     if (match) return { child, url: `http://${match[1]}:${match[2]}`, output: () => text };

@@ -140,7 +140,7 @@ async function main(): Promise<void> {
     PATH: process.env.PATH,
     PORT: '0',
     PLANT_STORE_TOKENS: benchTokens(tenant),
-    PLANT_STORE_TOKEN_FILE: join(dir, 'tokens.json'),
+    PLANT_STORE_DATA_DIR: join(dir, 'data'),
     PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
     PLANT_STORE_STORAGE: process.env.PLANT_STORE_STORAGE ?? 'memory',
     ...(process.env.REDIS_URL && { REDIS_URL: process.env.REDIS_URL }),

@@ -7,11 +7,15 @@ import { accepts, findExecutable, mongoCommand } from '../test/support/own-serve
 
 // The stores a bench run measures besides memory: the URL given in BENCH_REDIS_URL /
 // BENCH_MONGODB_URL, or else a private server of the run's own (redis-server; mongod or FerretDB)
-// when one is installed, on a free loopback port, persisting nothing, stopped with the run.
+// when one is installed, on a free loopback port, persisting nothing, stopped with the run; and
+// the embedded store (LMDB) in a temporary directory, removed with the run.
 
-/** A store server the run uses: its URL, what it is, and its pid when the run started it. */
+/**
+ * A store the run uses: its URL (for the embedded store, its directory), what it is, and the pid
+ * of its server when the run started one.
+ */
 export interface BenchStore {
-  kind: 'redis' | 'mongodb';
+  kind: 'redis' | 'mongodb' | 'lmdb';
   url: string;
   /** `BENCH_REDIS_URL`, `redis-server`, `mongod`, `ferretdb (sqlite)`. */
   what: string;
@@ -109,6 +113,12 @@ export async function benchStores(
       const what = found.kind === 'mongod' ? 'mongod' : 'ferretdb (sqlite)';
       stores.push(await startOwn('mongodb', what, wrap, found.command, url));
     }
+  }
+  if (!skip.has('lmdb')) {
+    const dir = mkdtempSync(join(tmpdir(), 'plant-store-bench-lmdb-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const stop = async () => rmSync(dir, { recursive: true, force: true });
+    stores.push({ kind: 'lmdb', url: dir, what: 'embedded (LMDB), durable commits', stop });
   }
   return stores;
 }

@@ -19,8 +19,8 @@ import {
 import { benchStores } from './stores.js';
 
 // `npm run bench:webhooks [-- --rounds N --duration S --no-redis --baseline name=path/to/cli.js]`:
-// POST /plants on the service without and with one webhook subscription, on memory (with its
-// fsynced outbox journal) and on Redis (a private redis-server), measured as bench/run.ts measures:
+// POST /plants on the service without and with one webhook subscription, on the embedded store
+// (lmdb, the default: the outbox written in the create's transaction) and on Redis (a private redis-server), measured as bench/run.ts measures:
 // every service its own process pinned to core 0, autocannon and the receiver in the load process
 // on core 1, the measured seconds in 1 s slices alternating between the services, ratios per round.
 // After each slice of a subscribed service the bench waits until every create of the slice was
@@ -123,7 +123,7 @@ async function startService(spec: Spec, store: Store, receiverPort: number): Pro
     ...store.env,
     LOG_LEVEL: 'warn',
     PLANT_STORE_TOKENS: benchTokens(tenant),
-    PLANT_STORE_TOKEN_FILE: join(dir, 'tokens.json'),
+    PLANT_STORE_DATA_DIR: join(dir, 'data'),
     PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
   };
   if (spec.subscribed) {
@@ -175,8 +175,6 @@ async function measureRound(store: Store, round: number, receiverPort: number): 
   const services: Service[] = [];
   try {
     for (const spec of SPECS) {
-      // The memory outbox is delivered only by the process that writes it.
-      if (spec.elsewhere && store.name === 'memory') continue;
       services.push(await startService(spec, store, receiverPort));
     }
     const job = (service: Service, duration: number): LoadJob => ({
@@ -302,7 +300,7 @@ async function main(): Promise<void> {
   const skip = new Set(['mongodb', ...(args.includes('--no-redis') ? ['redis'] : [])]);
   const servers = await benchStores(onLoadCore, skip);
   const stores: Store[] = [
-    { name: 'memory', env: { PLANT_STORE_STORAGE: 'memory' } },
+    { name: 'lmdb', env: { PLANT_STORE_STORAGE: 'lmdb' } },
     ...servers.map((server) => ({
       name: server.kind,
       env: { PLANT_STORE_STORAGE: server.kind, REDIS_URL: server.url },

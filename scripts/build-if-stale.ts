@@ -36,19 +36,23 @@ export function staleSources(root: string): string[] {
   });
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const root = fileURLToPath(new URL('..', import.meta.url));
+/** Builds `root`'s dist/ from scratch with `config` when a source is newer than its output. */
+function buildIfStale(root: string, config: string, name: string): void {
   const stale = staleSources(root);
   if (stale.length === 0) {
-    console.error('plant-store: dist/ is up to date');
-  } else {
-    console.error(`plant-store: building dist/ (${stale.length} sources changed)`);
-    // From scratch, as `npm run build` does: no output of a deleted source (or an old map) stays.
-    rmSync(join(root, 'dist'), { recursive: true, force: true });
-    const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
-      cwd: root,
-      stdio: 'inherit',
-    });
+    console.error(`${name}: dist/ is up to date`);
+    return;
   }
+  console.error(`${name}: building dist/ (${stale.length} sources changed)`);
+  // From scratch, as `npm run build` does: no output of a deleted source (or an old map) stays.
+  rmSync(join(root, 'dist'), { recursive: true, force: true });
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', config], { cwd: root, stdio: 'inherit' });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  // The client package first: the server's build reads its declarations.
+  buildIfStale(join(root, 'packages', 'client'), 'tsconfig.json', 'plant-store-client');
+  buildIfStale(root, 'tsconfig.build.json', 'plant-store');
 }

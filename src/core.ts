@@ -52,7 +52,7 @@ export type {
 // from this entry (or the root) alone.
 export type { Logger } from './ports/logger.js';
 export type { PlantEvents } from './ports/plant-events.js';
-export type { ImportOutcome, PlantStore } from './ports/plant-store.js';
+export type { ImportOutcome, PlantReader, PlantSnapshot, PlantStore } from './ports/plant-store.js';
 export type { PlantPage, PlantUseCases } from './ports/plant-use-cases.js';
 export type { Storage } from './ports/storage.js';
 export type { IssuedToken, Revocation, TokenAdministration } from './ports/token-administration.js';

@@ -31,7 +31,8 @@ export {
 export { openApiDocument } from './adapters/http/docs/openapi.js';
 export { createLogger } from './adapters/logger.js';
 export { MemoryTokenStore } from './adapters/storage/memory/memory-token-store.js';
-export { FileTokenStore } from './adapters/storage/file/file-token-store.js';
+export { MemoryWebhookSubscriptions } from './adapters/storage/memory/memory-webhook-subscriptions.js';
+export { MemoryWebhookOutbox } from './adapters/storage/memory/memory-webhook-outbox.js';
 export { openStorage, type StorageDeps } from './composition/open-storage.js';
 // The exact reader importPlants needs (`parseJson`), and the line splitter for a byte stream.
 export { parseExactJson } from './adapters/exact-json.js';

@@ -6,8 +6,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
  * Lines are held by pino's destination (sonic-boom) until this many bytes wait, or at most
- * `FLUSH_MS`: one write for many requests instead of one per line (bench/README.md, "The access
- * line"); a line a process writes as it exits is flushed then.
+ * `FLUSH_MS`: one write for many requests instead of one per line (bench/README.md's git history, "The
+ * access line"); a line a process writes as it exits is flushed then.
  */
 const BUFFER_BYTES = 4096;
 const FLUSH_MS = 10;

@@ -1,7 +1,7 @@
 import { jsonString } from '../domain/json-text.js';
 import type { StoredPlant } from '../domain/plant.js';
 import { compareTenants } from '../domain/tenant.js';
-import type { PlantStore } from '../ports/plant-store.js';
+import type { PlantReader } from '../ports/plant-store.js';
 
 /** What the first line of an export names itself (`format`) and the version of its lines. */
 export const EXPORT_FORMAT = 'plant-store-export';
@@ -36,7 +36,7 @@ export const plantLine = (tenant: string, plant: StoredPlant): string =>
   }}`;
 
 /** Every tenant holding plants, a page at a time. */
-async function* allTenants(store: PlantStore, pageSize: number): AsyncGenerator<string> {
+async function* allTenants(store: PlantReader, pageSize: number): AsyncGenerator<string> {
   let after: string | undefined;
   for (;;) {
     const page = await store.tenants(after, pageSize);
@@ -49,10 +49,11 @@ async function* allTenants(store: PlantStore, pageSize: number): AsyncGenerator<
 /**
  * The store's plants as NDJSON lines (without their newline): the header, one line per plant by
  * tenant (code-point order) then ascending id, and the end line. Pages through the store, so
- * memory stays flat whatever its size; a plant written meanwhile may or may not be in it.
+ * memory stays flat whatever its size. From a PlantSnapshot, the plants of one instant; from a
+ * PlantStore, a plant written meanwhile may or may not be in it.
  */
 export async function* exportPlants(
-  store: PlantStore,
+  store: PlantReader,
   options: ExportOptions = {},
 ): AsyncGenerator<string, number> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;

@@ -1,5 +1,6 @@
 import { isPlantError } from '../domain/errors.js';
 import { parseNewPlant, type StoredPlant } from '../domain/plant.js';
+import { printableText } from '../domain/printable-text.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { ImportOutcome, PlantStore } from '../ports/plant-store.js';
 import { DEFAULT_PAGE_SIZE, EXPORT_FORMAT, EXPORT_VERSION } from './plant-export.js';
@@ -76,6 +77,23 @@ function text(line: string | Uint8Array): string | undefined {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const TYPE_NAMES: Record<string, string> = {
+  string: 'a string',
+  number: 'a number that is not an integer',
+  boolean: 'a boolean',
+  object: 'an object',
+};
+
+/** What a JSON value is, for a message: never the value itself, which comes from the file. */
+const typeName = (value: unknown): string =>
+  value === undefined
+    ? 'none'
+    : value === null
+      ? 'null'
+      : Array.isArray(value)
+        ? 'an array'
+        : TYPE_NAMES[typeof value]!;
+
 function checkHeader(
   first: string | Uint8Array | undefined,
   parseJson: (t: string) => unknown,
@@ -90,9 +108,14 @@ function checkHeader(
   if (!isRecord(header) || header.format !== EXPORT_FORMAT || header.end !== undefined) {
     throw new ImportRefused(`line 1 is not the header of a ${EXPORT_FORMAT} file`);
   }
+  if (typeof header.version !== 'bigint') {
+    throw new ImportRefused(
+      `the header's version must be an integer; the file's is ${typeName(header.version)} (this import reads version ${EXPORT_VERSION})`,
+    );
+  }
   if (header.version !== BigInt(EXPORT_VERSION)) {
     throw new ImportRefused(
-      `the file is version ${String(header.version)}; this import reads version ${EXPORT_VERSION}`,
+      `the file is version ${header.version}; this import reads version ${EXPORT_VERSION}`,
     );
   }
 }
@@ -122,12 +145,14 @@ export async function importPlants(
     errors: 0,
     complete: false,
   };
+  // A reason may quote the file (a JSON parser's message quotes the text it stopped at): it is
+  // escaped, so that printing it cannot rewrite the operator's terminal.
   const problem = (line: number, code: ImportProblem['code'], reason: string): void => {
-    options.onProblem?.({ line, code, reason });
+    options.onProblem?.({ line, code, reason: printableText(reason) });
   };
   let tenant = '';
   let batch: Entry[] = [];
-  const ids = new Set<bigint>();
+  let ids = new Set<bigint>();
   let endAt: number | undefined;
 
   const count = (entries: Entry[], of: string, outcomes: ImportOutcome[]): void => {
@@ -156,24 +181,35 @@ export async function importPlants(
     options.onProgress?.(summary);
   };
   // Up to IN_FLIGHT batches are written while the next is read and checked, so that neither the
-  // store's round trip nor the parsing waits for the other. A store keeps the order of one
-  // connection's writes; a repeated id is sent in a later batch than its first (see ids).
-  const inFlight: Promise<void>[] = [];
-  const settle = async (all: boolean): Promise<void> => {
-    const waiting = all ? inFlight.splice(0) : inFlight.splice(0, 1);
+  // store's round trip nor the parsing waits for the other. Writes in flight together may land in
+  // any order (a pool of connections, a Cluster's nodes), so a batch holding an id of a batch in
+  // flight waits for it: a repeated id lands as the file's later line says (see ids).
+  const inFlight: { tenant: string; ids: Set<bigint>; write: Promise<void> }[] = [];
+  const settle = async (count: number): Promise<void> => {
+    const waiting = inFlight.splice(0, count).map((sent) => sent.write);
     const settled = await Promise.allSettled(waiting);
     const failed = settled.find((result) => result.status === 'rejected');
     if (failed === undefined) return;
     // Nothing is left behind unawaited when a write fails: the rest settle before the error.
-    await Promise.allSettled(inFlight.splice(0));
+    await Promise.allSettled(inFlight.splice(0).map((sent) => sent.write));
     throw failed.reason;
   };
   const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
     const entries = batch;
     const of = tenant;
+    const sent = ids;
     batch = [];
-    ids.clear();
+    ids = new Set();
+    const overlapping = inFlight.findLastIndex(
+      (earlier) =>
+        earlier.tenant === of && entries.some((entry) => earlier.ids.has(entry.plant.id)),
+    );
+    if (overlapping >= 0) {
+      await settle(overlapping + 1);
+      // Not sent: the import stops after the batches in flight with the first conflict.
+      if (summary.stopped === 'conflict') return;
+    }
     const write = store
       .importBatch(
         of,
@@ -183,8 +219,8 @@ export async function importPlants(
       .then((outcomes) => count(entries, of, outcomes));
     // Awaited by settle; until then a rejection must not count as unhandled.
     write.catch(() => {});
-    inFlight.push(write);
-    if (inFlight.length >= IN_FLIGHT) await settle(false);
+    inFlight.push({ tenant: of, ids: sent, write });
+    if (inFlight.length >= IN_FLIGHT) await settle(1);
   };
 
   const iterator = lines[Symbol.asyncIterator]();
@@ -233,7 +269,7 @@ export async function importPlants(
   }
   if (summary.stopped === undefined && !options.signal?.aborted) await flush();
   else if (summary.stopped === 'errors') await flush();
-  await settle(true);
+  await settle(inFlight.length);
   if (options.signal?.aborted && summary.stopped === undefined) summary.stopped = 'interrupted';
   await iterator.return?.();
   return summary;

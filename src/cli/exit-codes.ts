@@ -9,7 +9,7 @@ export const EXIT = {
   notFound: 3,
   /** `import` did not take every plant: bad lines, a conflict under fail, quota, a file cut short. */
   incomplete: 4,
-  /** `export` or `import` stopped by Ctrl-C (128 + SIGINT). */
+  /** `export` or `import` stopped by Ctrl-C (128 + SIGINT); SIGTERM gives 143, SIGHUP 129. */
   interrupted: 130,
 } as const;
 

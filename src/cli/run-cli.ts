@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { isPlantError } from '../domain/errors.js';
+import { printableText } from '../domain/printable-text.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseServeOptions, type ServeOptions } from './serve-options.js';
+import { sharedStorageConfig } from './shared-storage.js';
 import {
   CREATE_HELP,
   createToken,
@@ -24,6 +26,7 @@ import {
   type OpenPlantStore,
 } from './transfer-commands.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
+import { BACKUP_HELP, backupCommand } from './backup-command.js';
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {
@@ -37,7 +40,7 @@ export interface CliApplication {
   openWebhookAdministration?(
     config: Config,
   ): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>;
-  /** Opens the configured storage's plant store (absent: no `export` and `import` commands). */
+  /** Opens the configured storage's plant store (absent: no `export`, `import` and `backup` commands). */
   openPlantStore?: OpenPlantStore;
 }
 
@@ -55,22 +58,24 @@ Commands:
   webhooks  add, list, remove and rotate webhook subscriptions (docs/webhooks.md)
   export    write every plant as NDJSON, to stdout or a file (docs/operations.md)
   import    read an export into the configured storage
+  backup    copy the embedded store (lmdb) to a file while it serves
 
 Options:
   -h, --help     show this help (also: plant-store <command> --help)
   -v, --version  print the version
 
 Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad command line,
-3 token or webhook not found, 4 import did not take every plant, 130 interrupted.`;
+3 token or webhook not found, 4 import did not take every plant, 130 / 143 / 129 export or
+import stopped by SIGINT / SIGTERM / SIGHUP.`;
 
 const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
 
 Runs the HTTP service until SIGTERM or SIGINT. Configured by the environment (PORT, HOST,
-PLANT_STORE_STORAGE, PLANT_STORE_TOKENS, PLANT_STORE_TOKEN_FILE, PLANT_STORE_JWT_*, ...).
+PLANT_STORE_STORAGE, PLANT_STORE_DATA_DIR, PLANT_STORE_TOKENS, PLANT_STORE_JWT_*, ...).
 
 Options:
-  --workers N|auto   serve from N worker processes on one port (auto: one per core); needs
-                     PLANT_STORE_STORAGE=redis or mongodb, whose plants every worker shares
+  --workers N|auto   serve from N worker processes on one port (auto: one per core), sharing
+                     one store: lmdb (the default), redis or mongodb; not memory
   -h, --help         show this help`;
 
 const COMMANDS = {
@@ -82,6 +87,7 @@ const COMMANDS = {
 const TRANSFERS = {
   export: { run: exportCommand, help: EXPORT_HELP },
   import: { run: importCommand, help: IMPORT_HELP },
+  backup: { run: backupCommand, help: BACKUP_HELP },
 } as const;
 
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
@@ -89,7 +95,9 @@ const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.i
 /** The process's stdout and stderr, a line at a time. */
 export const consoleIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  // Every line on stderr escaped: a reason may quote a file, a server or a receiver, and none may
+  // write a control sequence to the operator's terminal (the line's own layout needs none).
+  err: (line) => process.stderr.write(`${printableText(line)}\n`),
   // Progress only for a person at a terminal: a log or a pipe gets the summary line alone.
   ...(process.stderr.isTTY && {
     progress: (line: string) => process.stderr.write(`\r\x1b[K${line}`),
@@ -120,7 +128,7 @@ export async function runCli(
       const config = loadConfig(env);
       if (options.workers !== undefined && config.storage.kind === 'memory') {
         throw new UsageError(
-          '--workers needs PLANT_STORE_STORAGE=redis or mongodb: the memory storage keeps plants inside one process, which other workers cannot see',
+          '--workers needs a storage the workers share (lmdb, the default, redis or mongodb): the memory storage keeps plants inside one process, which other workers cannot see',
         );
       }
       await application.serve(config, options);
@@ -146,7 +154,7 @@ export async function runCli(
     if (tokens === undefined) throw new UsageError(`unknown tokens command "${sub}"`);
     // Help needs no configuration and opens no storage.
     if (wantsHelp(args)) return help(io, tokens.help);
-    const config = loadConfig(env);
+    const config = sharedStorageConfig(env, 'managed tokens');
     const administration = await application.openTokenAdministration(config);
     try {
       return await tokens.run(administration.tokenAdministration, args, io, config);
@@ -158,7 +166,7 @@ export async function runCli(
     const usage = known
       ? `tokens ${rest[0]}`
       : command !== undefined &&
-          ['tokens', 'webhooks', 'serve', 'export', 'import'].includes(command)
+          ['tokens', 'webhooks', 'serve', 'export', 'import', 'backup'].includes(command)
         ? command
         : '';
     return failure(error, io, usage, command === 'serve');

@@ -1,11 +1,8 @@
 import { availableParallelism } from 'node:os';
+import type { ServeOptions } from '../composition/serve-options.js';
 import { UsageError } from './exit-codes.js';
 
-/** What `plant-store serve` takes on its command line. */
-export interface ServeOptions {
-  /** Worker processes (node:cluster); absent: one process, no cluster. */
-  workers?: number;
-}
+export type { ServeOptions };
 
 const MAX_WORKERS = 256;
 

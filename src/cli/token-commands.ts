@@ -1,7 +1,7 @@
 import { isTokenActive, TokenRequestError, type TokenSummary } from '../domain/managed-token.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
-import { DEFAULT_TOKEN_CACHE_SECONDS, DEFAULT_TOKEN_FILE, type Config } from '../config/index.js';
+import { DEFAULT_TOKEN_CACHE_SECONDS, type Config } from '../config/index.js';
 import { parseLifetime } from './duration.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
@@ -15,8 +15,7 @@ export interface Io {
 
 export const TOKENS_HELP = `Usage: plant-store tokens <command> [options]
 
-Manage API tokens in the configured storage (PLANT_STORE_STORAGE; with memory, the file
-PLANT_STORE_TOKEN_FILE, default ${DEFAULT_TOKEN_FILE}, which the server reads).
+Manage API tokens in the configured storage (PLANT_STORE_STORAGE), which servers on it read.
 
 Commands:
   create    issue a token and print it once

@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { once } from 'node:events';
+import { constants as osConstants } from 'node:os';
 import { isPlantError } from '../domain/errors.js';
 import { checkTenant } from '../domain/tenant.js';
-import type { PlantStore } from '../ports/plant-store.js';
+import type { PlantSnapshot } from '../ports/plant-store.js';
+import type { Storage } from '../ports/storage.js';
 import { exportPlants } from '../application/plant-export.js';
 import {
   ImportRefused,
@@ -12,32 +13,37 @@ import {
   type ConflictPolicy,
   type ImportSummary,
 } from '../application/plant-import.js';
-import { loadConfig, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
+import { sharedStorageConfig } from './shared-storage.js';
 import { parseExactJson } from '../adapters/exact-json.js';
-import { writeChunksAtomically } from '../adapters/storage/file/locked-file.js';
 import { readLines } from '../adapters/transfer/ndjson-lines.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { openExportOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
 import type { Io } from './token-commands.js';
 
-/** Opens the configured storage's plant store, and how to release it (src/composition). */
+/** Opens the configured storage's plant store, its snapshots and backup where it has them, and how to release it (src/composition). */
 export type OpenPlantStore = (
   config: Config,
-) => Promise<{ plants: PlantStore; close(): Promise<void> }>;
+) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'close'>>;
 
 export const EXPORT_HELP = `Usage: plant-store export [--tenant T ...] [--output FILE]
 
-Writes every plant of the configured storage (PLANT_STORE_STORAGE=redis or mongodb) as NDJSON:
-a header line, one {"tenant","id","name","tag"} line per plant by tenant then ascending id, and
-an end line with the count. Memory stays flat however many plants there are.
+Writes every plant of the configured storage (lmdb, redis or mongodb; not memory) as NDJSON,
+also while servers write to it (docs/operations.md, "Backups"): a header line, one {"tenant","id","name","tag"} line per plant by tenant then ascending id, and
+an end line with the count. Memory stays flat however many plants there are. On lmdb (the
+default) the plants are those of the instant the export starts; on redis and mongodb each page
+is read as it comes, so a plant written meanwhile may or may not be in it.
 
 Options:
   --tenant T     only this tenant; repeat for several (default: every tenant)
   --output FILE  write FILE (0600) through a temporary renamed at the end, so FILE is whole or
-                 untouched; default stdout
+                 untouched; a device, FIFO or /dev/stdout is written straight and keeps its
+                 kind; a directory is refused; - or none: stdout
   -h, --help     show this help
 
-Exit codes: 0 done, 1 storage or file failed, 2 bad command line, 130 interrupted (Ctrl-C).`;
+Exit codes: 0 done, 1 storage or file failed, 2 bad command line or a directory as FILE,
+130 / 143 / 129 stopped by SIGINT (Ctrl-C) / SIGTERM / SIGHUP.`;
 
 export const IMPORT_HELP = `Usage: plant-store import [--input FILE] [--on-conflict skip|fail|overwrite] [--max-errors N]
 
@@ -56,24 +62,37 @@ Options:
 
 Exit codes: 0 every plant imported or present (conflicts kept under skip), 1 storage or file
 failed (rerun to finish), 2 bad command line, 4 not every plant taken (bad lines, a conflict
-under fail, plants refused for quota, a file cut short or not an export), 130 interrupted.`;
+under fail, plants refused for quota, a file cut short or not an export), 130 / 143 / 129
+stopped by SIGINT (Ctrl-C) / SIGTERM / SIGHUP between batches.`;
 
 /** Problems printed before the rest are only counted. */
 const MAX_PRINTED_PROBLEMS = 100;
 
 const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
-/** Stops the work between batches on the first Ctrl-C; a second one ends the process as usual. */
-function interruptible(): { signal: AbortSignal; release(): void } {
+/** The signals that stop an export or import: Ctrl-C, and what cron, systemd or Kubernetes send. */
+const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/**
+ * Stops the work between batches on the first SIGINT, SIGTERM or SIGHUP; a second one ends the
+ * process as usual. `exitCode` is 128 + the signal's number, as a shell reports a signal's end.
+ */
+function interruptible(): { signal: AbortSignal; exitCode(): number; release(): void } {
   const controller = new AbortController();
-  const onInterrupt = (): void => {
-    controller.abort();
-    process.removeListener('SIGINT', onInterrupt);
+  let received: NodeJS.Signals = 'SIGINT';
+  const release = (): void => {
+    for (const name of STOPPING_SIGNALS) process.removeListener(name, onSignal);
   };
-  process.on('SIGINT', onInterrupt);
+  function onSignal(name: NodeJS.Signals): void {
+    received = name;
+    controller.abort();
+    release();
+  }
+  for (const name of STOPPING_SIGNALS) process.on(name, onSignal);
   return {
     signal: controller.signal,
-    release: () => process.removeListener('SIGINT', onInterrupt),
+    exitCode: () => 128 + osConstants.signals[received],
+    release,
   };
 }
 
@@ -94,16 +113,6 @@ function progressMeter(io: Io, started: number) {
   };
 }
 
-async function openStore(env: NodeJS.ProcessEnv, open: OpenPlantStore) {
-  const config = loadConfig(env);
-  if (config.storage.kind === 'memory') {
-    throw new UsageError(
-      'the memory storage keeps plants inside the serving process; export and import them there with exportPlants and importPlants (docs/embedding.md)',
-    );
-  }
-  return open(config);
-}
-
 export async function exportCommand(
   args: string[],
   env: NodeJS.ProcessEnv,
@@ -118,16 +127,27 @@ export async function exportCommand(
     const bad = checkTenant(tenant);
     if (bad !== undefined) throw new UsageError(`--tenant ${bad}`);
   }
-  if (values.output === '') throw new UsageError('--output must name a file');
-  const store = await openStore(env, open);
+  const config = sharedStorageConfig(env, 'plants');
+  // Before anything is read: a directory is refused, a device or FIFO opened.
+  const output = await openExportOutput(values.output);
+  let store: Awaited<ReturnType<OpenPlantStore>>;
+  try {
+    store = await open(config);
+  } catch (error) {
+    await output.close();
+    throw error;
+  }
   const started = performance.now();
   const meter = progressMeter(io, started);
-  const { signal, release } = interruptible();
+  const { signal, exitCode, release } = interruptible();
   let plants = 0;
+  let snapshot: PlantSnapshot | undefined;
   // Lines gathered into chunks of about 64 KiB: one write per chunk, not per plant.
   async function* chunks(): AsyncGenerator<string> {
     let chunk = '';
-    for await (const line of exportPlants(store.plants, {
+    // One instant where the storage has snapshots (lmdb); page by page otherwise.
+    snapshot = await store.snapshot?.();
+    for await (const line of exportPlants(snapshot ?? store.plants, {
       ...(values.tenant !== undefined && { tenants: values.tenant }),
     })) {
       chunk += `${line}\n`;
@@ -142,24 +162,20 @@ export async function exportCommand(
     yield chunk;
   }
   try {
-    if (values.output === undefined) {
-      for await (const chunk of chunks()) {
-        if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
-      }
-    } else {
-      await writeChunksAtomically(values.output, chunks(), signal);
-    }
+    await output.write(chunks(), signal);
   } catch (error) {
     if (!signal.aborted) throw error;
     io.err(
-      values.output === undefined
-        ? 'plant-store: export interrupted; what stdout got has no end line, so import refuses it as cut short'
-        : `plant-store: export interrupted; ${values.output} was not written`,
+      output.target.kind === 'file'
+        ? `plant-store: export interrupted; ${values.output} was not written`
+        : `plant-store: export interrupted; what ${output.target.kind === 'stdout' ? 'stdout' : values.output} got has no end line, so import refuses it as cut short`,
     );
-    return EXIT.interrupted;
+    return exitCode();
   } finally {
     release();
     io.progress?.('');
+    snapshot?.release();
+    await output.close();
     await store.close();
   }
   // The header and the end line are no plants.
@@ -192,10 +208,10 @@ export async function importCommand(
   }
   const size = values.input === undefined ? undefined : (await stat(values.input)).size;
   const input = values.input === undefined ? process.stdin : createReadStream(values.input);
-  const store = await openStore(env, open);
+  const store = await open(sharedStorageConfig(env, 'plants'));
   const started = performance.now();
   const meter = progressMeter(io, started);
-  const { signal, release } = interruptible();
+  const { signal, exitCode, release } = interruptible();
   let bytes = 0;
   let printed = 0;
   let summary: ImportSummary;
@@ -247,7 +263,7 @@ export async function importCommand(
   );
   if (summary.stopped === 'interrupted') {
     io.err('plant-store: import interrupted between batches; rerun it to finish');
-    return EXIT.interrupted;
+    return exitCode();
   }
   if (summary.stopped === 'conflict')
     io.err('plant-store: stopped at a conflict (--on-conflict fail)');

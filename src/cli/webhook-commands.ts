@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
+import { printableText } from '../domain/printable-text.js';
 import type { WebhookSubscription } from '../domain/webhook.js';
-import { loadConfig, type Config } from '../config/index.js';
+import type { Config } from '../config/index.js';
+import { sharedStorageConfig } from './shared-storage.js';
 import { WebhookRequestError } from '../domain/webhook.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
@@ -9,8 +11,8 @@ import type { Io } from './token-commands.js';
 
 export const WEBHOOKS_HELP = `Usage: plant-store webhooks <command> [options]
 
-Manage webhook subscriptions in the configured storage (PLANT_STORE_STORAGE; with memory, the
-file PLANT_STORE_WEBHOOK_FILE, default beside the token file). See docs/webhooks.md.
+Manage webhook subscriptions in the configured storage (PLANT_STORE_STORAGE), which servers on
+it read. See docs/webhooks.md.
 
 Commands:
   add            subscribe a URL to a tenant's events; prints the signing secret once
@@ -102,7 +104,8 @@ async function list(admin: WebhookAdministration, args: string[], io: Io): Promi
       iso(s.health.lastSuccessAt),
       s.health.lastError === undefined
         ? '-'
-        : `${iso(s.health.lastAttemptAt)} ${s.health.lastError}`,
+        : // Escaped again here: a record written before excerpts were escaped may hold controls.
+          `${iso(s.health.lastAttemptAt)} ${printableText(s.health.lastError)}`,
     ]),
   ];
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
@@ -206,7 +209,7 @@ export async function runWebhookCommand(
     io.out(command.help);
     return EXIT.ok;
   }
-  const administration = await open(loadConfig(env));
+  const administration = await open(sharedStorageConfig(env, 'webhook subscriptions'));
   try {
     return await command.run(administration.webhookAdministration, [...args], io);
   } finally {

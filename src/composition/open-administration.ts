@@ -16,6 +16,9 @@ const COMMAND_WAIT_SECONDS = 2;
 /** The command's stdout carries its answer (a token, JSON): the library's lines stay out of it. */
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** What the operator must hear of (a legacy file taken in) goes to stderr, one line. */
+const notice = (line: string): void => void process.stderr.write(`plant-store: ${line}\n`);
+
 /** One administration over the configured storage, and how to release that storage. */
 export interface OpenAdministration<A> {
   /** The administration, resolved from the container once its storage is open. */
@@ -37,7 +40,7 @@ export function buildAdministrationContainer(
   container.load(
     baseModule(commandConfig),
     telemetryModule(commandConfig),
-    storageModule(commandConfig),
+    storageModule(commandConfig, notice),
     applicationModule(commandConfig),
   );
   container.rebind(TYPES.Logger).toConstantValue(quiet);
@@ -84,15 +87,23 @@ export async function openWebhookAdministration(
   return { webhookAdministration: open.administration, close: open.close };
 }
 
+/** What `export`, `import` and `backup` use of the storage. */
+export type PlantStorage = Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'close'>;
+
 /**
- * `plant-store export` and `import`: the configured storage's plant store (observed, as `serve`
- * binds it); no HTTP and no webhook delivery (an import records no event).
+ * `plant-store export`, `import` and `backup`: the configured storage's plant store (observed, as
+ * `serve` binds it), and its snapshots and backup where it has them; no HTTP and no webhook
+ * delivery (an import records no event).
  */
 export async function openPlantStore(
   config: Config,
   configure?: (container: Container) => void,
-): Promise<{ plants: PlantStore; close(): Promise<void> }> {
+): Promise<PlantStorage> {
   const container = buildAdministrationContainer(config, configure);
-  const open = await resolveOpen(container, () => container.get(TYPES.PlantStore));
-  return { plants: open.administration, close: open.close };
+  const open = await resolveOpen(container, (opened) => ({
+    plants: container.get<PlantStore>(TYPES.PlantStore),
+    ...(opened.snapshot && { snapshot: opened.snapshot.bind(opened) }),
+    ...(opened.backup && { backup: opened.backup.bind(opened) }),
+  }));
+  return { ...open.administration, close: open.close };
 }

@@ -5,6 +5,7 @@ import type { Config, StorageOptionsOf, StorageKind } from '../config/index.js';
 import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StorageDeps } from '../adapters/storage/storage-options.js';
 import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storage.js';
+import { takeInLegacyFiles } from './take-in-legacy-files.js';
 
 /** The configuration with the storage narrowed to one technology. */
 type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageOptionsOf<K> };
@@ -18,7 +19,7 @@ type Opener<K extends StorageKind> = (
 // Every kind of StorageOptions needs an entry here, or this does not compile. Server adapters are
 // loaded only when chosen, so that the memory storage never loads a database driver.
 const OPENERS: { [K in StorageKind]: Opener<K> } = {
-  memory: (config, deps) => openMemoryStorage(config, deps),
+  memory: (config) => openMemoryStorage(config),
   redis: async (config, deps) => {
     const { openRedisStorage } = await import('../adapters/storage/redis/open-redis-storage.js');
     return openRedisStorage(config.storage, deps);
@@ -27,10 +28,34 @@ const OPENERS: { [K in StorageKind]: Opener<K> } = {
     const { openMongoStorage } = await import('../adapters/storage/mongodb/open-mongo-storage.js');
     return openMongoStorage(config.storage, deps, config.webhooks.cacheMs);
   },
+  lmdb: async (config, deps) => {
+    const { openLmdbStorage } = await import('../adapters/storage/lmdb/open-lmdb-storage.js');
+    return openLmdbStorage(config.storage, deps);
+  },
 };
 
-/** Opens the configured storage: its plant store and token store over one connection. */
-export function openStorage(config: Config, deps: StorageDeps = {}): Promise<OpenedStorage> {
+/** The kinds that take in an earlier version's token and webhook files at their first start. */
+const TAKES_LEGACY_FILES: ReadonlySet<StorageKind> = new Set<StorageKind>(['lmdb']);
+
+/**
+ * Opens the configured storage: its plant store and token store over one connection. The durable
+ * embedded storage first takes in the files an earlier version left (take-in-legacy-files.ts).
+ */
+export async function openStorage(config: Config, deps: StorageDeps = {}): Promise<OpenedStorage> {
+  const storage = await openKind(config, deps);
+  if (!TAKES_LEGACY_FILES.has(config.storage.kind)) return storage;
+  const notice =
+    deps.notice ?? ((line: string) => deps.logger?.warn({ legacyFiles: config.legacyFiles }, line));
+  try {
+    await takeInLegacyFiles(storage, config.legacyFiles, notice);
+  } catch (error) {
+    await storage.close();
+    throw error;
+  }
+  return storage;
+}
+
+function openKind(config: Config, deps: StorageDeps): Promise<OpenedStorage> {
   const { kind } = config.storage;
   // Unreachable for typed callers; a plain-JS embedder may still pass anything.
   if (!Object.hasOwn(OPENERS, kind)) {

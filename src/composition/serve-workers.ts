@@ -3,8 +3,11 @@
 // the cluster shares; the stores must be shared ones (Redis, MongoDB), which the CLI checks.
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/index.js';
+import { shareRefusals } from '../adapters/http/server/overrun-refusals.js';
 import { createLogger } from '../adapters/logger.js';
-import { serveInstanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
+import { primaryMetrics, serveInstanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
+import { watchWorkers } from './worker-heartbeat.js';
+import { storageLabel } from './storage-label.js';
 
 const SHUTDOWN_GRACE_MS = 15_000;
 /** What a worker sends its primary once its storage is open and it serves (serve.ts). */
@@ -55,12 +58,21 @@ export async function serveWorkers(config: Config, count: number): Promise<void>
       const how = signal ?? `code ${code}`;
       // Before the cluster is up, a worker that dies is a start that failed (bad storage, port).
       if (!ready) return reject(new Error(`a worker exited (${how}) before it was ready`));
-      logger.warn({ worker: worker.process.pid, exit: how }, 'worker exited; starting another');
+      logger.warn(
+        { worker: worker.id, pid: worker.process.pid, exit: how },
+        'worker exited; starting another',
+      );
       setTimeout(() => stopping || cluster.fork(), RESTART_DELAY_MS).unref();
     });
   });
-  // Workers ask for the instance's metrics (GET /metrics); the primary gathers them.
-  if (config.metrics !== false) serveInstanceMetrics();
+  const serving = () =>
+    [...up].flatMap((id) => cluster.workers?.[id] ?? []).filter((worker) => !worker.isDead());
+  // Workers ask for the instance's metrics (GET /metrics); the primary gathers them, its own too.
+  if (config.metrics !== false) {
+    serveInstanceMetrics({ workers: serving, logger, own: primaryMetrics() });
+  }
+  // Workers report addresses pipelining past the bound; the primary counts them for the instance.
+  shareRefusals();
   for (let i = 0; i < count; i++) cluster.fork();
   try {
     await started;
@@ -70,14 +82,16 @@ export async function serveWorkers(config: Config, count: number): Promise<void>
     throw error;
   }
   ready = true;
+  const unwatch = watchWorkers({ workers: serving, logger });
   logger.info({ host: config.host, port, workers: count }, 'listening');
   // Human lines go to stderr: stdout holds only the JSON log lines.
   console.error(
-    `plant-store: listening on http://${config.host}:${port} (storage: ${config.storage.kind}, workers: ${count})`,
+    `plant-store: listening on http://${config.host}:${port} (${storageLabel(config.storage)}, workers: ${count})`,
   );
   const stop = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
+    unwatch();
     logger.info({ signal }, 'shutting down the workers');
     await stopAll();
     process.exit(0);

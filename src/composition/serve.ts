@@ -1,36 +1,25 @@
 // Serving: the container resolved, the HTTP server listening, shutdown. `plant-store serve`,
 // `npm start` and src/main.ts end here.
 import cluster from 'node:cluster';
-import { randomBytes } from 'node:crypto';
-import type { ServeOptions } from '../cli/serve-options.js';
+import type { ServeOptions } from './serve-options.js';
 import type { Config } from '../config/index.js';
 import { workerShare } from '../config/http-limits.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
+import { workerRefusals } from '../adapters/http/server/overrun-refusals.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
+import { createLogger } from '../adapters/logger.js';
 import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
 import { TYPES } from './identifiers.js';
+import { storageLabel } from './storage-label.js';
 import { serveWorkers, WORKER_READY } from './serve-workers.js';
-
-/**
- * With no tokens and the memory store, a fresh token makes `npm start` usable at once. It goes to
- * stderr, as every human line does: stdout holds only JSON log lines, which a shipper collects.
- */
-function withDevelopmentToken(config: Config): Config {
-  if (config.staticTokens.length > 0 || config.storage.kind !== 'memory') return config;
-  const token = `pst_dev_${randomBytes(24).toString('base64url')}`;
-  console.error(
-    `plant-store: no PLANT_STORE_TOKENS configured; development token for tenant "default" (plants:read plants:write metrics:read):`,
-  );
-  console.error(`  export TOKEN=${token}`);
-  return {
-    ...config,
-    staticTokens: [
-      { token, tenant: 'default', scopes: ['plants:read', 'plants:write', 'metrics:read'] },
-    ],
-  };
-}
+import { answerPings } from './worker-heartbeat.js';
+import {
+  keepDevelopmentToken,
+  wantsDevelopmentToken,
+  withStaticDevelopmentToken,
+} from './development-token.js';
 
 /**
  * Builds the service, listens on HOST and PORT at once (/healthz answers, /readyz is 503) while
@@ -55,12 +44,22 @@ export async function serve(loaded: Config, options: ServeOptions = {}): Promise
   });
 }
 
+/** The storages whose development token is a managed one, kept across restarts (the embedded one). */
+const KEEPS_DEVELOPMENT_TOKEN: ReadonlySet<string> = new Set<string>(['lmdb']);
+
 async function serveHere(loaded: Config): Promise<void> {
-  const config = withDevelopmentToken(loaded);
+  // The memory storage forgets managed tokens: its development token is a static one.
+  const staticDevelopment = wantsDevelopmentToken(loaded) && loaded.storage.kind === 'memory';
+  const config = staticDevelopment ? withStaticDevelopmentToken(loaded) : loaded;
   // Before the service is composed, which makes spans only when a provider is registered.
   const stopTracing = await startTracing(process.env);
   const container = buildContainer(config);
   const worker = cluster.worker;
+  // A worker's lines (access lines too) say which worker, by the id its metrics carry.
+  if (worker !== undefined) {
+    const base = createLogger(config.logLevel);
+    container.rebind(TYPES.Logger).toConstantValue(base.child?.({ worker: worker.id }) ?? base);
+  }
   // A worker's own series (in flight, process metrics) say which worker; the rest are summed.
   if (worker !== undefined && config.metrics !== false) {
     container.rebind(TYPES.MetricsOptions).toConstantValue({
@@ -73,11 +72,10 @@ async function serveHere(loaded: Config): Promise<void> {
   if (worker !== undefined && service.metrics) {
     service.metrics.gatherFrom(instanceMetrics(service.metrics.registry));
   }
-  if (config.storage.kind === 'memory') {
-    logger.info({ tokenFile: config.tokenFile }, 'managed tokens are read from the token file');
-  }
   const server = createHttpServer(service.app.callback(), config.http, {
     trustedProxy: trustedPeer(config.trustProxy),
+    // Under --workers, an address is refused on every worker at once (serve-workers.ts counts).
+    refusals: worker === undefined ? undefined : workerRefusals(),
   });
   try {
     await listenHttpServer(server, config.port, config.host);
@@ -130,15 +128,21 @@ async function serveHere(loaded: Config): Promise<void> {
     server.closeAllConnections();
     throw error;
   }
+  if (wantsDevelopmentToken(loaded) && KEEPS_DEVELOPMENT_TOKEN.has(config.storage.kind)) {
+    // One reminder per instance: from the first worker of a cluster only.
+    const remind = worker === undefined || worker.id === 1;
+    await keepDevelopmentToken(container.get(TYPES.TokenStore), { remind });
+  }
   // Delivery starts once the stores it reads are open (in every worker of a cluster).
   await service.startDelivery();
-  logger.info(cluster.isWorker ? { ...where, worker: process.pid } : where, 'listening');
+  logger.info(cluster.isWorker ? { ...where, pid: process.pid } : where, 'listening');
   // A worker tells its primary, which prints the line once every worker is ready.
   if (cluster.isWorker) {
+    answerPings();
     process.send?.(WORKER_READY);
     return;
   }
   console.error(
-    `plant-store: listening on http://${config.host}:${port} (storage: ${config.storage.kind})`,
+    `plant-store: listening on http://${config.host}:${port} (${storageLabel(config.storage)})`,
   );
 }

@@ -7,7 +7,9 @@ import type { Config } from '../config/index.js';
 import { createLogger } from '../adapters/logger.js';
 import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
 import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
+import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import { optional, TYPES } from './identifiers.js';
+import { inOrder, USE_CASE_DECORATORS } from './request-path.js';
 
 /** The logger (pino on stdout at LOG_LEVEL) and the clock. */
 export const baseModule = (config: Config): ContainerModule =>
@@ -32,14 +34,17 @@ export const webhooksModule = (config: Config): ContainerModule =>
  */
 export const applicationModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
-    // What sits between PlantService and the adapter: TYPES.PlantStore resolves the storage's
-    // StartingStorage plant store (503 until open, storage-module.ts), wrapped as it is activated
-    // by the observed-store decorator (timing, errors, spans, outages: telemetry-module.ts), then
-    // the technology's adapter. The use cases themselves are wrapped in spans when a tracer is bound.
+    // The decorators around the use cases and around the stores: request-path.ts.
     bind(TYPES.PlantUseCases).toResolvedValue(
       (store, events, tracer) => {
-        const plants = new PlantService(store, events);
-        return tracer ? tracedUseCases(plants, tracer) : plants;
+        const decorators = inOrder(USE_CASE_DECORATORS, {
+          'traced-use-cases': (plants: PlantUseCases) =>
+            tracer ? tracedUseCases(plants, tracer) : plants,
+        });
+        return decorators.reduceRight<PlantUseCases>(
+          (plants, decorate) => decorate(plants),
+          new PlantService(store, events),
+        );
       },
       [TYPES.PlantStore, optional(TYPES.PlantEvents), optional(TYPES.Tracer)],
     );

@@ -9,12 +9,13 @@ import { TYPES } from './identifiers.js';
  * The configured storage technology: its opener (memory, Redis or MongoDB, chosen by
  * PLANT_STORE_STORAGE; a server's driver is loaded only when chosen), the storage as it opens, and
  * its plant and token stores, and the connection it lends the limits. Nothing connects until the service is resolved.
+ * `notice`: where the opener's lines for the operator go (default: the logger).
  */
-export const storageModule = (config: Config): ContainerModule =>
+export const storageModule = (config: Config, notice?: (line: string) => void): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.StorageOpener).toResolvedValue(
       (logger, outages) => (signal: AbortSignal) =>
-        openStorage(config, { logger, signal, outages }),
+        openStorage(config, { logger, signal, outages, ...(notice && { notice }) }),
       [TYPES.Logger, TYPES.Outages],
     );
     bind(TYPES.Storage).toResolvedValue((open) => new StartingStorage(open), [TYPES.StorageOpener]);

@@ -4,20 +4,10 @@ import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import { observedStore } from '../adapters/telemetry/observed-store.js';
 import { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import { activeTracer } from '../adapters/telemetry/tracing.js';
-import type { PlantStore } from '../ports/plant-store.js';
-import type { TokenStore } from '../ports/token-store.js';
+import { PLANT_STORE_METHODS, type PlantStore } from '../ports/plant-store.js';
+import { TOKEN_STORE_METHODS, type TokenStore } from '../ports/token-store.js';
 import { optional, TYPES } from './identifiers.js';
-
-// Every method of the port: the decorated store is all the service gets (a test holds them equal).
-export const PLANT_STORE_CALLS = [
-  'insert',
-  'list',
-  'delete',
-  'tenants',
-  'importBatch',
-  'ping',
-] as const satisfies readonly (keyof PlantStore)[];
-const TOKEN_STORE_CALLS = ['create', 'find', 'list', 'revoke', 'markUsed', 'ping'] as const;
+import { inOrder, STORE_DECORATORS } from './request-path.js';
 
 /** What watches the stores' calls, from the container (metrics and tracer only when bound). */
 function observers(context: ResolutionContext, config: Config, store: object, own: object) {
@@ -30,9 +20,9 @@ function observers(context: ResolutionContext, config: Config, store: object, ow
 
 /**
  * Metrics (unless PLANT_STORE_METRICS is off), the tracer (when an OpenTelemetry provider is
- * registered), requests in flight, outage reporting, and the one decorator chain of the stores:
- * whatever is bound to PlantStore or TokenStore (the configured adapter or an embedder's) is timed,
- * traced and reported on as it is activated.
+ * registered), requests in flight, outage reporting, and the decorators of the stores
+ * (request-path.ts): whatever is bound to PlantStore or TokenStore (the configured adapter or an
+ * embedder's) is timed, traced and reported on as it is activated.
  */
 export const telemetryModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind, onActivation }) => {
@@ -51,13 +41,19 @@ export const telemetryModule = (config: Config): ContainerModule =>
       [TYPES.Logger, optional(TYPES.Metrics)],
     );
     onActivation(TYPES.PlantStore, (context, store: PlantStore) => {
-      const own = context.get(TYPES.Storage).plants;
-      const watch = observers(context, config, store, own);
-      return observedStore(store, PLANT_STORE_CALLS, { ...watch, outages: watch.outages.plants });
+      const watch = observers(context, config, store, context.get(TYPES.Storage).plants);
+      const decorators = inOrder(STORE_DECORATORS, {
+        'observed-store': (inner: PlantStore) =>
+          observedStore(inner, PLANT_STORE_METHODS, { ...watch, outages: watch.outages.plants }),
+      });
+      return decorators.reduceRight((inner, decorate) => decorate(inner), store);
     });
     onActivation(TYPES.TokenStore, (context, store: TokenStore) => {
-      const own = context.get(TYPES.Storage).tokens;
-      const watch = observers(context, config, store, own);
-      return observedStore(store, TOKEN_STORE_CALLS, { ...watch, outages: watch.outages.tokens });
+      const watch = observers(context, config, store, context.get(TYPES.Storage).tokens);
+      const decorators = inOrder(STORE_DECORATORS, {
+        'observed-store': (inner: TokenStore) =>
+          observedStore(inner, TOKEN_STORE_METHODS, { ...watch, outages: watch.outages.tokens }),
+      });
+      return decorators.reduceRight((inner, decorate) => decorate(inner), store);
     });
   });

@@ -8,6 +8,7 @@ import { DEFAULT_HEAP_LIMIT_PERCENT } from '../adapters/storage/memory/heap-guar
 import { parseRedisUrl, RedisUrlError } from '../adapters/storage/redis/redis-url.js';
 import { ConfigError } from '../adapters/config-error.js';
 import { oneOf, parseInteger } from './parse.js';
+import { resolve } from 'node:path';
 
 export type { StorageKind, StorageOptions, StorageOptionsOf };
 
@@ -47,11 +48,30 @@ const READERS: { [K in StorageKind]: (env: NodeJS.ProcessEnv) => StorageOptionsO
     kind: 'mongodb',
     url: env.MONGODB_URL || 'mongodb://127.0.0.1:27017/plant_store',
   }),
+  lmdb: parseLmdb,
 };
 
-/** Reads PLANT_STORE_STORAGE (default memory) and the variables of the technology it names. */
+const DURABILITIES = ['flush', 'commit-only'] as const;
+
+/** PLANT_STORE_DATA_DIR (default `.plant-store` under the working directory) and PLANT_STORE_DURABILITY. */
+function parseLmdb(env: NodeJS.ProcessEnv): StorageOptionsOf<'lmdb'> {
+  const dataDir = resolve(env.PLANT_STORE_DATA_DIR || DEFAULT_DATA_DIR);
+  const durability = env.PLANT_STORE_DURABILITY;
+  if (!durability) return { kind: 'lmdb', dataDir };
+  if (!(DURABILITIES as readonly string[]).includes(durability)) {
+    throw new ConfigError(
+      `PLANT_STORE_DURABILITY must be ${oneOf([...DURABILITIES])} (got "${durability}")`,
+    );
+  }
+  return { kind: 'lmdb', dataDir, durability: durability as (typeof DURABILITIES)[number] };
+}
+
+/** Where the embedded store keeps its files unless PLANT_STORE_DATA_DIR says otherwise. */
+export const DEFAULT_DATA_DIR = '.plant-store';
+
+/** Reads PLANT_STORE_STORAGE (default lmdb, the durable embedded store) and the variables of the technology it names. */
 export function parseStorage(env: NodeJS.ProcessEnv): StorageOptions {
-  const kind = env.PLANT_STORE_STORAGE || 'memory';
+  const kind = env.PLANT_STORE_STORAGE || 'lmdb';
   if (!Object.hasOwn(READERS, kind)) {
     const kinds = oneOf(Object.keys(READERS));
     throw new ConfigError(`PLANT_STORE_STORAGE must be ${kinds} (got "${kind}")`);

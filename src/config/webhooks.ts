@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import { DEFAULT_RETRY_SCHEDULE, type RetrySchedule } from '../domain/retry-schedule.js';
 import { ConfigError } from '../adapters/config-error.js';
 import {
@@ -62,9 +61,8 @@ function flag(env: NodeJS.ProcessEnv, name: string, fallback = false): boolean {
   throw new ConfigError(`${name} must be true or false (got "${text}")`);
 }
 
-/** Reads the PLANT_STORE_WEBHOOK_* variables; files default to beside the token file. */
-export function loadWebhookConfig(env: NodeJS.ProcessEnv, tokenFile: string): WebhookConfig {
-  const dir = dirname(tokenFile);
+/** Reads the PLANT_STORE_WEBHOOK_* variables. */
+export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
   return {
     schedule: schedule(env),
     timeoutMs: duration(env, 'PLANT_STORE_WEBHOOK_TIMEOUT', DEFAULTS.timeoutMs),
@@ -79,7 +77,5 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv, tokenFile: string): We
     ),
     cacheMs: duration(env, 'PLANT_STORE_WEBHOOK_CACHE', DEFAULTS.cacheMs),
     deliver: flag(env, 'PLANT_STORE_WEBHOOK_DELIVER', true),
-    file: env.PLANT_STORE_WEBHOOK_FILE || join(dir, 'webhooks.json'),
-    outboxFile: env.PLANT_STORE_WEBHOOK_OUTBOX_FILE || join(dir, 'webhook-outbox.jsonl'),
   };
 }

@@ -3,13 +3,14 @@ import { isPlantId, MAX_PLANT_ID, MIN_PLANT_ID, type PlantId } from './plant-id.
 import { hasUnsafeCharacter } from './tenant.js';
 
 /** A plant as callers see it: never with its id. */
-export type Plant = { name: string; tag?: string };
+export type Plant = { name: string; tag?: string | undefined };
 
 /**
  * A plant to create, as typed callers pass it: `id` is a bigint, or a number when it is a safe
- * integer. `createPlant` still checks it at run time, for callers without types.
+ * integer; an undefined tag is no tag (so a `string | undefined` fits under
+ * exactOptionalPropertyTypes). `createPlant` still checks it at run time, for callers without types.
  */
-export type NewPlant = { id: PlantId | number; name: string; tag?: string };
+export type NewPlant = { id: PlantId | number; name: string; tag?: string | undefined };
 
 /** A plant as a store keeps it: checked, its id a bigint. */
 export type StoredPlant = { id: PlantId; name: string; tag?: string };

@@ -29,10 +29,14 @@ export function checkLabel(text: string): string | undefined {
   return undefined;
 }
 
+const NOT_NFC =
+  'must be in Unicode normalization form C (NFC: composed characters, as most keyboards type them)';
+
 /**
- * The one rule every tenant follows, whatever the token that names it (static, managed, JWT):
- * a string of 1 to 256 code points that `checkLabel` accepts. Resolves why a value is not a
- * tenant, or undefined when it is.
+ * The one rule every tenant follows, whatever the door it comes in by (a static, managed or JWT
+ * token, `plant-store tokens`, an import line): a string of 1 to 256 code points that
+ * `checkLabel` accepts, in Unicode normalization form C. Resolves why a value is not a tenant, or
+ * undefined when it is.
  */
 export function checkTenant(tenant: unknown): string | undefined {
   if (typeof tenant !== 'string' || tenant === '') return 'must be a non-empty string';
@@ -40,7 +44,9 @@ export function checkTenant(tenant: unknown): string | undefined {
   if (tenant.length > 2 * MAX_TENANT_LENGTH || codePoints(tenant) > MAX_TENANT_LENGTH) {
     return `must be at most ${MAX_TENANT_LENGTH} characters`;
   }
-  return checkLabel(tenant);
+  // `a` + U+0301 and `á` display alike but are two strings: refused rather than normalised,
+  // since normalising would merge two tenants a store may already hold apart.
+  return checkLabel(tenant) ?? (tenant.normalize('NFC') === tenant ? undefined : NOT_NFC);
 }
 
 /** Whether `tenant` is a tenant under `checkTenant`. */

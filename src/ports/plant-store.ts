@@ -1,6 +1,7 @@
 import type { PlantId } from '../domain/plant-id.js';
 import type { StoredPlant } from '../domain/plant.js';
 import type { PlantEvent } from '../domain/webhook.js';
+import { portMethods } from './port-methods.js';
 
 /**
  * What a batched import did with one plant: `stored` (new), `present` (the tenant holds it with the
@@ -24,11 +25,20 @@ export interface PlantStore {
   list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]>;
   /** Removes the plant; resolves false when the tenant has none with that id. */
   delete(tenant: string, id: PlantId): Promise<boolean>;
-  /** Resolves at most `limit` tenants holding plants, above `after` (from the first when undefined), in code-point order (compareTenants). */
+  /**
+   * Resolves at most `limit` tenants holding plants, above `after` (from the first when undefined),
+   * in code-point order (compareTenants). A store may serve the page after a full one (`after` its
+   * last tenant) from the reading that page came from: a tenant written or emptied meanwhile may or
+   * may not be in it.
+   */
   tenants(after: string | undefined, limit: number): Promise<string[]>;
   /**
-   * Imports a batch of one tenant's plants (distinct ids) in one write, within the quota and
-   * recording no event; resolves one outcome per plant, in order. `overwrite` replaces conflicts.
+   * Imports a batch of one tenant's plants (distinct ids), within the quota and recording no
+   * event; resolves one outcome per plant, in order. `overwrite` replaces conflicts. Each plant is
+   * written whole or not at all, the batch not necessarily at once (Redis: one script; MongoDB: a
+   * find and bulk writes), so a failure may leave part of it written, which a rerun finds present.
+   * Batches in flight together may land in any order: a caller that repeats an id waits for the
+   * batch holding it first (plant-import.ts).
    */
   importBatch(
     tenant: string,
@@ -38,3 +48,24 @@ export interface PlantStore {
   /** Resolves when the store answers; rejects with a `storage-unavailable` PlantError otherwise. */
   ping(): Promise<void>;
 }
+
+/** What an export reads: the tenants holding plants, and their plants, a page at a time. */
+export type PlantReader = Pick<PlantStore, 'list' | 'tenants'>;
+
+/**
+ * The plants as they were at one instant, read a page at a time whatever is written meanwhile,
+ * until `release()` (which must come before the storage closes).
+ */
+export interface PlantSnapshot extends PlantReader {
+  release(): void;
+}
+
+/** Every method of PlantStore (checked when it compiles): what store decorators forward. */
+export const PLANT_STORE_METHODS = portMethods<PlantStore>()([
+  'insert',
+  'list',
+  'delete',
+  'tenants',
+  'importBatch',
+  'ping',
+]);

@@ -1,4 +1,4 @@
-import type { PlantStore } from './plant-store.js';
+import type { PlantSnapshot, PlantStore } from './plant-store.js';
 import type { TokenStore } from './token-store.js';
 import type { WebhookOutbox } from './webhook-outbox.js';
 import type { WebhookSubscriptions } from './webhook-subscriptions.js';
@@ -10,6 +10,16 @@ export interface Storage {
   /** Webhook subscriptions, and the deliveries `plants` records with its writes (absent: no webhooks). */
   readonly webhooks?: WebhookSubscriptions;
   readonly outbox?: WebhookOutbox;
+  /**
+   * Opens a snapshot of the plants (absent: the technology reads page by page, each page seeing
+   * what was committed before it; an export then is not one instant).
+   */
+  snapshot?(): Promise<PlantSnapshot>;
+  /**
+   * Writes a consistent copy of the whole storage to the new file `path` while it serves (absent:
+   * the technology's own backup tools). `compact` leaves free pages out (slower, smaller).
+   */
+  backup?(path: string, compact: boolean): Promise<void>;
   /** Releases the connection; neither store is used afterwards. */
   close(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { ManagedToken, TokenSummary } from '../domain/managed-token.js';
+import { portMethods } from './port-methods.js';
 
 /**
  * Driven port: where managed tokens are kept. Implementations translate their outages into a
@@ -19,3 +20,13 @@ export interface TokenStore {
   /** Resolves when the store can serve lookups; rejects with a `storage-unavailable` PlantError otherwise. */
   ping(): Promise<void>;
 }
+
+/** Every method of TokenStore (checked when it compiles): what store decorators forward. */
+export const TOKEN_STORE_METHODS = portMethods<TokenStore>()([
+  'create',
+  'find',
+  'list',
+  'revoke',
+  'markUsed',
+  'ping',
+]);

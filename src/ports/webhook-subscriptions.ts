@@ -1,4 +1,5 @@
 import type { SubscriptionPatch, WebhookSubscription } from '../domain/webhook.js';
+import { portMethods } from './port-methods.js';
 
 /**
  * Driven port: where webhook subscriptions are kept, per tenant. Implementations translate their
@@ -19,3 +20,13 @@ export interface WebhookSubscriptions {
   /** Releases connections; the store is not used afterwards. */
   close(): Promise<void>;
 }
+
+/** Every method of WebhookSubscriptions (checked when it compiles). */
+export const WEBHOOK_SUBSCRIPTIONS_METHODS = portMethods<WebhookSubscriptions>()([
+  'add',
+  'find',
+  'list',
+  'update',
+  'remove',
+  'close',
+]);

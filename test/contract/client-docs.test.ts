@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { ERROR_CODES } from '../../src/client/index.js';
+import { ERROR_CODES } from '../../packages/client/src/index.js';
 
 describe('docs/client.md', () => {
   it('when it lists the names of ERROR_CODES, then each name has its code and none is missing', () => {

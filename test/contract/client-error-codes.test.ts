@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { ERROR_ROWS, type ErrorName } from '../../src/adapters/http/error-catalogue.js';
-import { ERROR_CODES } from '../../src/client/index.js';
+import { ERROR_CODES } from '../../packages/client/src/index.js';
 
 /**
  * Names the client published before its list followed the catalogue; callers use them, so they

@@ -1,18 +1,22 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { toPlantId } from '../../src/client/index.js';
-import { parseExactJson, stringifyExactJson } from '../../src/client/exact-json.js';
-import { nextLink } from '../../src/client/link-header.js';
-import { parseRetryAfter, retryDelay, retryPolicy } from '../../src/client/retry-policy.js';
+import { toPlantId } from '../../packages/client/src/index.js';
+import { parseExactJson, stringifyExactJson } from '../../packages/client/src/exact-json.js';
+import { nextLink } from '../../packages/client/src/link-header.js';
+import {
+  parseRetryAfter,
+  retryDelay,
+  retryPolicy,
+} from '../../packages/client/src/retry-policy.js';
 
-const CLIENT = new URL('../../src/client/', import.meta.url).pathname;
+const CLIENT = new URL('../../packages/client/src/', import.meta.url).pathname;
 
 describe('plant-store/client, its parts', () => {
   describe('what it imports', () => {
     const files = readdirSync(CLIENT).filter((name) => name.endsWith('.ts'));
 
-    it('when its sources are read, then they import only each other and lossless-json (nothing of Node or the server)', () => {
+    it('when its sources are read, then they import only each other (nothing of Node, the server or a library)', () => {
       const specifiers = files.flatMap((name) =>
         [
           ...readFileSync(join(CLIENT, name), 'utf8').matchAll(
@@ -23,8 +27,21 @@ describe('plant-store/client, its parts', () => {
           .map((specifier) => `${name}: ${specifier}`),
       );
       expect(specifiers).to.have.length.above(5);
-      const foreign = specifiers.filter((s) => !/: (?:\.\/[a-z-]+\.js|lossless-json)$/.test(s));
+      const foreign = specifiers.filter((s) => !/: \.\/[a-z-]+\.js$/.test(s));
       expect(foreign).to.deep.equal([]);
+    });
+
+    it('when its package.json is read, then it has no dependency of any kind at run time', () => {
+      const manifest = JSON.parse(readFileSync(join(CLIENT, '..', 'package.json'), 'utf8')) as {
+        [field: string]: unknown;
+      };
+      const fields = [
+        'dependencies',
+        'peerDependencies',
+        'optionalDependencies',
+        'bundleDependencies',
+      ];
+      expect(fields.filter((field) => manifest[field] !== undefined)).to.deep.equal([]);
     });
 
     it('when its sources are read, then they use no Node global (process, Buffer, require)', () => {
@@ -66,6 +83,36 @@ describe('plant-store/client, its parts', () => {
         n: [1, 1.5, -12345678901234567890n],
         plant: { id: 7n },
       });
+    });
+
+    it('when any JSON document is parsed, then the result equals JSON.parse but for bigints', () => {
+      const text =
+        ' {"a" : [true,false,null, "\\u00e9\\n\\"x\\"", -0.5e-3, 1E2, {}, []],"__proto__":{"x":-0},"b":"é"} ';
+      const parsed = parseExactJson(text) as Record<string, unknown>;
+      expect(parsed).to.deep.equal(JSON.parse(text));
+      expect(Object.getPrototypeOf(parsed)).to.equal(Object.prototype);
+      expect(Object.keys(parsed)).to.deep.equal(['a', '__proto__', 'b']);
+      expect(Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value).to.deep.equal({ x: -0 });
+    });
+
+    it('when the text is not JSON, then it throws a SyntaxError as JSON.parse does', () => {
+      for (const text of [
+        '',
+        '{',
+        '[1,]',
+        '{"a":1,}',
+        '01',
+        '1.',
+        '"\u0001"',
+        "'a'",
+        '{a:1}',
+        '[1] 2',
+        'nul',
+        '-',
+      ]) {
+        expect(() => JSON.parse(text), text).to.throw(SyntaxError);
+        expect(() => parseExactJson(text), text).to.throw(SyntaxError);
+      }
     });
 
     it('when a bigint is stringified, then it is written as an exact JSON integer and undefined fields are left out', () => {

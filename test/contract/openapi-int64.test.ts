@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PlantStoreClient } from '../../src/client/index.js';
+import { PlantStoreClient } from '../../packages/client/src/index.js';
 import { Api } from '../support/http-harness.js';
 import { send } from '../support/http-client.js';
 

@@ -15,4 +15,7 @@ export const BAD_TENANTS: readonly [string, string][] = [
   ['a right-to-left mark', 'x\u200F'],
   ['an Arabic letter mark', 'x\u061C'],
   ['257 characters', 'x'.repeat(257)],
+  ['a decomposed accent (a + U+0301, not NFC)', 'a\u0301'],
+  ['the angstrom sign U+212B (NFC makes it U+00C5)', '\u212B'],
+  ['Hangul jamo that NFC composes into one syllable', '\u1100\u1161'],
 ];

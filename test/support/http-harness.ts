@@ -72,7 +72,7 @@ export interface HarnessOptions {
   roles?: boolean;
   /** Rebinds ports after the harness's own bindings, before the service is resolved. */
   configure?: (container: Container) => void;
-  /** Delivers webhooks (FAST_WEBHOOKS over these fields, files in a temporary directory). */
+  /** Delivers webhooks (FAST_WEBHOOKS over these fields). */
   webhooks?: Partial<WebhookConfig>;
 }
 
@@ -120,7 +120,7 @@ export class Api {
     }));
     const files = mkdtempSync(join(tmpdir(), 'plant-store-harness-'));
     const config: Config = {
-      ...loadConfig({ LOG_LEVEL: 'silent', PLANT_STORE_TOKEN_FILE: join(files, 'tokens.json') }),
+      ...loadConfig({ LOG_LEVEL: 'silent' }),
       logLevel: (process.env.TEST_LOG_LEVEL ?? 'silent') as Config['logLevel'],
       storage,
       staticTokens: tokens,
@@ -129,8 +129,6 @@ export class Api {
       ...(options.webhooks && {
         webhooks: defaultWebhookConfig({
           ...FAST_WEBHOOKS,
-          file: join(files, 'webhooks.json'),
-          outboxFile: join(files, 'webhook-outbox.jsonl'),
           ...options.webhooks,
         }),
       }),

@@ -1,5 +1,6 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
 
 export interface SigningKey {
@@ -22,6 +23,26 @@ export async function signingKey(
   };
 }
 
+/** Writes a body of `bytes` slowly until it is all written or the client closes the connection. */
+async function writeOversized(
+  res: ServerResponse,
+  { bytes, chunkBytes, everyMs }: NonNullable<IdentityProvider['oversized']>,
+): Promise<{ written: number; whole: boolean }> {
+  const closed = once(res, 'close');
+  const chunk = Buffer.alloc(chunkBytes, ' ');
+  let written = 0;
+  res.write('{"keys":[');
+  while (written < bytes && !res.destroyed) {
+    written += chunkBytes;
+    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), closed]);
+    await sleep(everyMs);
+  }
+  const whole = !res.destroyed;
+  res.end(']}');
+  await closed;
+  return { written, whole };
+}
+
 /**
  * An OIDC-style issuer for tests: a JWKS served on loopback by node:http, whose keys the test can
  * rotate, counting fetches, and a signer of tokens with any claims.
@@ -31,6 +52,13 @@ export class IdentityProvider {
   readonly audience = 'plant-store-api';
   fetches = 0;
   served: SigningKey[];
+  /**
+   * When set, the JWKS answer is `bytes` long (no Content-Length), written `chunkBytes` at a time
+   * every `everyMs` as the connection takes them: a provider gone wrong, or a hostile one.
+   */
+  oversized: { bytes: number; chunkBytes: number; everyMs: number } | undefined;
+  /** Of the last oversized answer, once its connection closed: bytes written, and whether all. */
+  oversizedSent: Promise<{ written: number; whole: boolean }> | undefined;
 
   private constructor(
     private readonly server: Server,
@@ -46,6 +74,10 @@ export class IdentityProvider {
     server.on('request', (req, res) => {
       provider.fetches++;
       res.setHeader('Content-Type', 'application/json');
+      if (provider.oversized !== undefined) {
+        provider.oversizedSent = writeOversized(res, provider.oversized);
+        return;
+      }
       res.end(JSON.stringify({ keys: provider.served.map((key) => key.publicJwk) }));
     });
     server.listen(0, '127.0.0.1');

@@ -79,6 +79,8 @@ async function spawned(
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
+    // Already running: a second process would find the port taken, and the first would outlive dispose.
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) return;
     const output: string[] = [];
     const started = spawn(file, args, {
       env: { ...process.env, DO_NOT_TRACK: '1' },

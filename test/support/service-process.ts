@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess, type ChildProcessByStdio } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -43,15 +46,30 @@ const TSX = import.meta.resolve('tsx');
 const STARTUP_TIMEOUT_MS = 30_000;
 const LISTENING = /listening on http:\/\/127\.0\.0\.1:(\d+)/;
 const live = new Set<ChildProcess>();
+/** Data directories made for programs whose environment names none; removed at exit. */
+const madeDataDirs: string[] = [];
 process.once('exit', () => {
   for (const child of live) child.kill('SIGKILL');
+  for (const dir of madeDataDirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * A data directory of its own for a program whose environment names none, so that no test writes
+ * the repository's `.plant-store/` (the default) nor sees another test's plants or tokens.
+ */
+function ownDataDir(env: Record<string, string>): Record<string, string> {
+  if (env.PLANT_STORE_DATA_DIR !== undefined) return {};
+  const dir = mkdtempSync(join(tmpdir(), 'plant-store-data-'));
+  madeDataDirs.push(dir);
+  return { PLANT_STORE_DATA_DIR: dir };
+}
 
 type Child = ChildProcessByStdio<null, Readable, Readable>;
 
 /**
  * Runs `node --import tsx <command>` in the repository. Of this process's environment only PATH
- * passes, so that a developer's PLANT_STORE_* or REDIS_URL never changes what a test sees.
+ * passes, so that a developer's PLANT_STORE_* or REDIS_URL never changes what a test sees; a
+ * program given no PLANT_STORE_DATA_DIR gets a fresh one (ownDataDir).
  */
 function spawnProgram(
   command: string[],
@@ -63,7 +81,7 @@ function spawnProgram(
   const [file, ...args] = [...prefix, ...node] as [string, ...string[]];
   const child = spawn(file, args, {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH, PORT: '0', LOG_LEVEL: 'warn', ...ownDataDir(env), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);

@@ -1,8 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { expect } from 'chai';
+import ts from 'typescript';
+import { COVERED_ELSEWHERE } from '../support/covered-elsewhere.js';
 
-const SRC = new URL('../../src/', import.meta.url).pathname;
+const ROOT = new URL('../../', import.meta.url).pathname;
+const SRC = join(ROOT, 'src/');
+const UNIT = join(ROOT, 'test/unit/');
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -162,6 +166,15 @@ describe('dependency rule (docs/architecture.md)', () => {
     expect(offenders.map((f) => f.path)).to.deep.equal([]);
   });
 
+  it('when a file touches an undocumented Node internal, then it is adapters/http/server/node-internals.ts', () => {
+    const internal =
+      /_httpMessage|destroySoon|closeIdleConnections\s*=|shouldKeepAlive|\.server\b\s*[?)]|stackTraceLimit|removeAllListeners\(\s*'data'|_matchedRoute/;
+    const offenders = files
+      .filter((f) => internal.test(readFileSync(join(SRC, f.path), 'utf8')))
+      .map((f) => f.path);
+    expect(offenders).to.deep.equal(['adapters/http/server/node-internals.ts']);
+  });
+
   it('when a file outside the adapters imports an adapter, then it is the composition, the configuration, the CLI, main, index or core', () => {
     const offenders = files.filter(
       (f) =>
@@ -172,15 +185,18 @@ describe('dependency rule (docs/architecture.md)', () => {
     expect(offenders.map((f) => f.path)).to.deep.equal([]);
   });
 
-  it('when an adapter imports, then never the composition, main or cli (they are built on adapters)', () => {
+  it('when an adapter imports, then never the composition, main or cli (they are built on adapters), but composition/request-path.ts, which imports nothing', () => {
     const offenders = files
       .filter((f) => f.path.startsWith('adapters/'))
       .flatMap((f) =>
         f.specifiers
           .filter((s) => /(?:^|\/)(?:composition\/|cli\/|main\.js$|cli\.js$)/.test(s))
+          .filter((s) => !s.endsWith('composition/request-path.js'))
           .map((s) => `${f.path}: ${s}`),
       );
     expect(offenders).to.deep.equal([]);
+    const requestPath = files.find((f) => f.path === 'composition/request-path.ts');
+    expect(requestPath?.specifiers).to.deep.equal([]);
   });
 
   it('when the plant-store command is loaded, then neither Koa nor inversify is (its commands load them on demand)', () => {
@@ -192,5 +208,70 @@ describe('dependency rule (docs/architecture.md)', () => {
     const loaded = [...loadedPackages('composition/open-administration.ts')];
     expect(loaded).to.include('inversify');
     expect(loaded.filter((p) => /^(?:koa|koa-.*|@koa\/.*)$/.test(p))).to.deep.equal([]);
+  });
+
+  it('when a file other than the CLI and the executables imports, then never src/cli (the command line is built on the rest)', () => {
+    const offenders = files
+      .filter((f) => !f.path.startsWith('cli/') && !['cli.ts', 'main.ts'].includes(f.path))
+      .flatMap((f) =>
+        f.specifiers
+          .filter((s) => s.startsWith('.') && resolve(f.path, s).startsWith('cli/'))
+          .map((s) => `${f.path}: ${s}`),
+      );
+    expect(offenders).to.deep.equal([]);
+  });
+});
+
+/** True when the file emits no JavaScript: it declares only types, so no test can run it. */
+function typesOnly(path: string): boolean {
+  const { outputText } = ts.transpileModule(readFileSync(join(SRC, path), 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  return outputText.replace(/\/\/.*|\/\*[\s\S]*?\*\/|export \{\};/g, '').trim() === '';
+}
+
+/** The entry of COVERED_ELSEWHERE that names a source file: the file itself or its nearest folder. */
+function coveringEntry(path: string): string | undefined {
+  return Object.keys(COVERED_ELSEWHERE)
+    .filter((entry) => entry === path || (entry.endsWith('/') && path.startsWith(entry)))
+    .sort((a, b) => b.length - a.length)[0];
+}
+
+/** Unit tests that check the project as a whole rather than one source file. */
+const WHOLE_PROJECT_TESTS = ['architecture.test.ts', 'dependencies.test.ts', 'docs.test.ts'];
+
+describe('tests named after what they test (test/unit mirrors src/)', () => {
+  const untested = files
+    .map((f) => f.path)
+    .filter((path) => !existsSync(join(UNIT, path.replace(/\.ts$/, '.test.ts'))))
+    .filter((path) => !typesOnly(path));
+
+  it('when a source file has no test/unit/<same path>.test.ts, then test/support/covered-elsewhere.ts names the suite that covers it', () => {
+    expect(untested.filter((path) => coveringEntry(path) === undefined)).to.deep.equal([]);
+  });
+
+  it('when covered-elsewhere.ts names a covering suite, then that file exists', () => {
+    const missing = Object.entries(COVERED_ELSEWHERE).flatMap(([entry, by]) =>
+      by.filter((test) => !existsSync(join(ROOT, test))).map((test) => `${entry}: ${test}`),
+    );
+    expect(missing).to.deep.equal([]);
+  });
+
+  it('when covered-elsewhere.ts has an entry, then it still names a source file without its own unit test', () => {
+    const used = new Set(untested.map(coveringEntry));
+    expect(Object.keys(COVERED_ELSEWHERE).filter((entry) => !used.has(entry))).to.deep.equal([]);
+  });
+
+  it('when a unit test exists, then it is named after a source file (or checks the whole project)', () => {
+    const tests = readdirSync(UNIT, { recursive: true, encoding: 'utf8' }).filter((name) =>
+      name.endsWith('.test.ts'),
+    );
+    expect(tests).to.include('architecture.test.ts');
+    const strays = tests.filter(
+      (test) =>
+        !WHOLE_PROJECT_TESTS.includes(test) &&
+        !existsSync(join(SRC, test.replace(/\.test\.ts$/, '.ts'))),
+    );
+    expect(strays).to.deep.equal([]);
   });
 });

@@ -9,6 +9,7 @@ const SRC = join(ROOT, 'src');
 interface Manifest {
   engines: { node: string };
   dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 }
 interface Lock {
   packages: Record<string, { version?: string; engines?: { node?: string } | string[] }>;
@@ -60,5 +61,16 @@ describe('the dependencies', () => {
       (name) => !imported.has(name) && !imported.has(name.replace(/^@types\//, '')),
     );
     expect(unused).to.deep.equal([]);
+  });
+
+  it('when the root package is installed for development, then it brings no bench-only framework (the bench workspace has them)', () => {
+    const bench = JSON.parse(readFileSync(join(ROOT, 'bench', 'package.json'), 'utf8')) as Manifest;
+    const frameworks = /^(?:@nestjs\/|nestjs-|fastify$|@fastify\/|autocannon$|@types\/autocannon$)/;
+    expect(
+      Object.keys(manifest.devDependencies).filter((name) => frameworks.test(name)),
+    ).to.deep.equal([]);
+    expect(
+      Object.keys(bench.devDependencies).filter((name) => frameworks.test(name)),
+    ).to.include.members(['@nestjs/core', 'fastify', 'autocannon']);
   });
 });

@@ -1,10 +1,18 @@
 import type { KeyObject } from 'node:crypto';
-import { createRemoteJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
 import { isScope, type Caller, type Scope } from '../../domain/caller.js';
 import { PlantError } from '../../domain/errors.js';
 import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
+import { boundedFetch } from './bounded-fetch.js';
 import { parsePublicKey } from './public-key.js';
 
 /** Asymmetric signature algorithms only: never `none`, never HMAC (which a public key could forge). */
@@ -25,10 +33,14 @@ export interface JwtConfig {
 export const JWKS_COOLDOWN_MS = 30_000;
 export const JWKS_MAX_AGE_MS = 10 * 60_000;
 export const JWKS_TIMEOUT_MS = 5_000;
+/** The largest key set read (1 MiB; providers serve a few kB): larger is a provider outage. */
+export const JWKS_MAX_BYTES = 1024 * 1024;
 
 export interface JwtTokenVerifierOptions {
   /** Overrides JWKS_COOLDOWN_MS (tests rotate keys faster). */
   cooldownMs?: number;
+  /** Overrides JWKS_MAX_BYTES. */
+  maxBytes?: number;
   logger?: Logger;
 }
 
@@ -63,22 +75,40 @@ export class JwtTokenVerifier implements TokenVerifier {
     if (config.keys.kind === 'public-key') {
       this.key = parsePublicKey(config.keys.key);
     } else {
+      // Key sets read whole: since the last outage began, or ever.
+      let fetched = 0;
+      let outage: { fetched: number } | undefined;
       const remote = createRemoteJWKSet(new URL(config.keys.url), {
         cooldownDuration: options.cooldownMs ?? JWKS_COOLDOWN_MS,
         cacheMaxAge: JWKS_MAX_AGE_MS,
         timeoutDuration: JWKS_TIMEOUT_MS,
+        [customFetch]: boundedFetch(options.maxBytes ?? JWKS_MAX_BYTES, () => fetched++),
       });
       this.key = async (header, token) => {
+        let key: Awaited<ReturnType<typeof remote>>;
         try {
-          return await remote(header, token);
+          key = await remote(header, token);
         } catch (error) {
           if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw error;
-          options.logger?.warn({ err: error }, 'the JWKS could not be fetched');
+          // Once per outage, as the stores report theirs: every JWT fails the same way meanwhile.
+          if (outage === undefined) {
+            outage = { fetched };
+            options.logger?.warn(
+              { reason: (error as Error).message },
+              'the JWKS could not be fetched',
+            );
+          }
           throw new PlantError(
             'token-verification-unavailable',
             "the token issuer's keys are unavailable",
           );
         }
+        // Over once a key set was read again (keys already held answer meanwhile too).
+        if (outage !== undefined && fetched > outage.fetched) {
+          outage = undefined;
+          options.logger?.info({}, 'the JWKS can be fetched again');
+        }
+        return key;
       };
     }
   }

@@ -3,6 +3,7 @@ import Koa from 'koa';
 import type { Logger } from '../../ports/logger.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
+import { inOrder, MIDDLEWARE } from '../../composition/request-path.js';
 import { AuthFailureBudget } from './auth-failure-budget.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { problem } from './error-catalogue.js';
@@ -94,7 +95,6 @@ export function createHttpApp({
   trustProxy: trust,
 }: HttpAppOptions): HttpApp {
   const app = new Koa();
-  trustProxy(app, trust);
   const limiter = (name: string, points: number) =>
     new KeyedLimiter({ name, points, store: limiterStore, watch: limiterWatch(logger, metrics) });
   const limits = {
@@ -108,13 +108,8 @@ export function createHttpApp({
   if (docs) routers.push(docsRoutes());
   if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
 
-  app.use(
-    requestObserver({ logger, accessLog, metrics, tracer, requestId, ...(counts && { counts }) }),
-  );
-  app.use(errorHandler(logger));
-  for (const router of routers) app.use(router.routes());
   // Reached only when no route took the request: 405 if the path exists with other methods, else 404.
-  app.use(async (ctx) => {
+  const noRoute: Koa.Middleware = async (ctx) => {
     const allowed = new Set(
       routers.flatMap((router) =>
         router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods),
@@ -125,7 +120,17 @@ export function createHttpApp({
       throw problem('method-not-allowed', { method: ctx.method, path: ctx.path, allow });
     }
     throw problem('no-route', ctx.path);
+  };
+  const middleware = inOrder(MIDDLEWARE, {
+    'trust-proxy': trustProxy(app, trust),
+    'request-observer': [
+      requestObserver({ logger, accessLog, metrics, tracer, requestId, ...(counts && { counts }) }),
+    ],
+    'error-handler': [errorHandler(logger)],
+    routes: routers.map((router) => router.routes()),
+    'no-route': [noRoute],
   });
+  for (const step of middleware.flat()) app.use(step);
   app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
   return app;
 }

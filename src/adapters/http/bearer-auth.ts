@@ -1,5 +1,5 @@
 import type { Context, Middleware } from 'koa';
-import { requireScope, type Caller, type Scope } from '../../domain/caller.js';
+import { requireScope, type Scope } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { AuthFailureBudget } from './auth-failure-budget.js';
 import { problem } from './error-catalogue.js';
@@ -52,31 +52,13 @@ export function authorize(
 ): Middleware {
   // Malformed or missing credentials (400 40005, 401 40101) count against the address; a store
   // outage is not the client's. The failure that uses up the budget is answered 429 42902.
-  const charged = (address: string | undefined, error: unknown): Promise<never> | never => {
-    if (failures === undefined || !(error instanceof HttpProblem) || error.status >= 500) {
-      throw error;
+  const charged = async (address: string | undefined, error: unknown): Promise<never> => {
+    if (failures !== undefined && error instanceof HttpProblem && error.status < 500) {
+      await failures.charge(address);
     }
-    return failures.charge(address).then(() => {
-      throw error;
-    });
+    throw error;
   };
-  const admitted = (
-    ctx: Context,
-    address: string | undefined,
-    caller: Caller | undefined,
-  ): Promise<void> | void => {
-    if (caller === undefined) return charged(address, problem('invalid-token'));
-    const allowed = (): void => {
-      requireScope(caller, scope);
-      requestState(ctx).caller = caller;
-    };
-    // The tenant's limit first: a tenant over it is refused 429 whatever its scope.
-    if (admit === undefined) return allowed();
-    return admit(caller, caller.scopes.includes(scope)).then(allowed);
-  };
-  // Not async: a token known without I/O (a configured one) goes on to the route at once, sparing
-  // every request the microtasks of three awaits.
-  return (ctx, next) => {
+  return async (ctx, next) => {
     // The peer's address, or the client's behind a trusted proxy (trusted-proxy.ts).
     const address = ctx.ip;
     failures?.check(address);
@@ -86,12 +68,19 @@ export function authorize(
     } catch (error) {
       return charged(address, error);
     }
-    const proceed = (caller: Caller | undefined) => {
-      const waiting = admitted(ctx, address, caller);
-      return waiting === undefined ? next() : waiting.then(next);
-    };
-    const known = tokenVerifier.verifyNow?.(token);
-    if (known !== undefined) return proceed(known);
-    return tokenVerifier.verify(token).then(proceed, (error: unknown) => charged(address, error));
+    let caller = tokenVerifier.verifyNow?.(token);
+    if (caller === undefined) {
+      try {
+        caller = await tokenVerifier.verify(token);
+      } catch (error) {
+        return charged(address, error);
+      }
+    }
+    if (caller === undefined) return charged(address, problem('invalid-token'));
+    // The tenant's limit first: a tenant over it is refused 429 whatever its scope.
+    await admit?.(caller, caller.scopes.includes(scope));
+    requireScope(caller, scope);
+    requestState(ctx).caller = caller;
+    await next();
   };
 }

@@ -63,7 +63,7 @@ const retryAfterOne = {
  * Every error the service answers, by name. To add one: a row here (status, code, when, message,
  * header, operations), the same row in docs/errors.md, and `problem('<name>', ...)` where it is
  * raised (a new PlantErrorCode needs no call: its row, named as the code and taking the error as its
- * detail, is what DOMAIN_ROWS below demands to compile), and its name in the client's ERROR_CODES (src/client/errors.ts). The OpenAPI document
+ * detail, is what DOMAIN_ROWS below demands to compile), and its name in the client's ERROR_CODES (packages/client/src/errors.ts). The OpenAPI document
  * picks it up; tests check that the docs, the document and the client list it.
  */
 export const ERROR_CATALOGUE = {
@@ -325,6 +325,15 @@ export const ERROR_CATALOGUE = {
     example: 'the service is shutting down',
     // /readyz describes its 503 bodies itself (NotReady), as it does for 50301 and 50303.
     on: [],
+  }),
+  'metrics-unavailable': entry({
+    status: 503,
+    code: 50305,
+    when: 'under `serve --workers`, a worker did not send its metrics in time (a worker that stops answering is replaced within seconds)',
+    message: () => "the instance's metrics could not be gathered in time",
+    header: retryAfterOne,
+    example: "the instance's metrics could not be gathered in time",
+    on: ['getMetrics'],
   }),
   'token-verification-unavailable': entry({
     status: 503,

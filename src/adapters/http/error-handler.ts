@@ -28,9 +28,10 @@ export function toProblem(error: unknown): HttpProblem | undefined {
  * leaves as the contract's Error body; unknown ones as 500 with a request id.
  */
 export function errorHandler(logger: Logger): Middleware {
-  // Not async: a `catch` on what follows costs less per request than an async frame around it.
-  return (ctx, next) =>
-    next().catch((error: unknown) => {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
       let answer = toProblem(error);
       if (answer === undefined) {
         // The request's logger adds its id, which the answer's message and X-Request-Id carry too.
@@ -47,5 +48,6 @@ export function errorHandler(logger: Logger): Middleware {
       }
       requestState(ctx).errorCode = answer.code;
       answerJson(ctx, answer.status, answer.json(), answer.headers);
-    });
+    }
+  };
 }

@@ -1,5 +1,6 @@
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
+import { printableText } from '../../domain/printable-text.js';
 import { parseExactJson } from '../exact-json.js';
 import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
 import { readEncodedBody } from './encoded-body.js';
@@ -16,7 +17,11 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
     value = parseExactJson(UTF8.decode(bytes));
   } catch (error) {
     const reason = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
-    throw problem('invalid-body', `request body is not valid JSON: ${reason.slice(0, 200)}`);
+    // The parser quotes the body: its controls escaped, for whoever prints the answer or logs it.
+    throw problem(
+      'invalid-body',
+      `request body is not valid JSON: ${printableText(reason.slice(0, 200))}`,
+    );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw problem('invalid-body', 'request body must be a JSON object');
@@ -44,7 +49,7 @@ export const requireJson: Middleware = (ctx, next) => {
  * content coding goes straight to raw-body, held to the limit by its Content-Length too; an encoded
  * one is held to the limit both as received and as decoded.
  */
-export const readBody: Middleware = (ctx, next) => {
+export const readBody: Middleware = async (ctx, next) => {
   const req = ctx.req;
   // Content codings are case-insensitive (RFC 9110, 8.4.1).
   const coding = req.headers['content-encoding']?.trim().toLowerCase();
@@ -58,11 +63,8 @@ export const readBody: Middleware = (ctx, next) => {
       ...(length !== undefined && { length: ~~length }),
     });
   }
-  // A `then` rather than an async function: one asynchronous step less per create.
-  return body.then((bytes) => {
-    requestState(ctx).body = bytes;
-    return next();
-  });
+  requestState(ctx).body = await body;
+  await next();
 };
 
 /** The bytes readBody stored (none when the request had no body). */

@@ -5,6 +5,7 @@ import type { NewPlant, Plant } from '../../domain/plant.js';
 import { jsonString } from '../../domain/json-text.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
+import { inOrder, ROUTE_GUARDS } from '../../composition/request-path.js';
 import { authorize, type AuthLimits } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
 import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.js';
@@ -37,21 +38,23 @@ interface PlantRouteOptions {
 export function plantRoutes({ plants, tokenVerifier, limits }: PlantRouteOptions): Router {
   const router = new Router();
   // The scope each operation needs, from the domain's one table: checked here, before the body.
-  const door = (operation: keyof typeof OPERATION_SCOPES) =>
-    authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
+  const guards = (operation: keyof typeof ROUTE_GUARDS) => {
+    const steps = {
+      authorize: authorize(tokenVerifier, OPERATION_SCOPES[operation], limits),
+      'require-json': requireJson,
+      'read-body': readBody,
+    };
+    return inOrder(ROUTE_GUARDS[operation], steps);
+  };
 
-  // Each handler returns the use case's promise with a `then` rather than being an async function:
-  // one asynchronous step less per request (see bearer-auth.ts). A refusal thrown before it is
-  // made becomes a rejection in koa-compose, as in an async function.
-  router.post('/plants', door('createPlant'), requireJson, readBody, function createPlant(ctx) {
+  router.post('/plants', ...guards('createPlant'), async function createPlant(ctx) {
     // Untyped JSON: createPlant checks every field at run time, so the cast only skips the compile-time one.
     const input = parseJsonObject(bodyBytes(ctx)) as unknown as NewPlant;
-    return plants
-      .createPlant(callerOf(ctx), input)
-      .then((plant) => answerJson(ctx, 200, plantJson(plant)));
+    const plant = await plants.createPlant(callerOf(ctx), input);
+    answerJson(ctx, 200, plantJson(plant));
   });
 
-  router.get('/plants', door('listPlants'), function listPlants(ctx) {
+  router.get('/plants', ...guards('listPlants'), async function listPlants(ctx) {
     const params = pageParams(ctx.querystring);
     const limitText = params.limit;
     const limit = parseLimit(limitText);
@@ -59,23 +62,21 @@ export function plantRoutes({ plants, tokenVerifier, limits }: PlantRouteOptions
     const query: { limit?: number; after?: PlantId } = {};
     if (limit !== undefined) query.limit = limit;
     if (after !== undefined) query.after = after;
-    return plants.listPlants(callerOf(ctx), query).then((page) => {
-      const json = plantsJson(page.plants);
-      if (page.next === undefined) return answerJson(ctx, 200, json);
-      // The path alone (under a mount, with its prefix): an absolute-form target
-      // (`GET http://host/plants`) must not pick the host.
-      const path = mountPrefix(ctx.mountPath) + ctx.path;
-      const link = nextLink(path, limitText as string | undefined, page.next);
-      answerJson(ctx, 200, json, { link });
-    });
+    const page = await plants.listPlants(callerOf(ctx), query);
+    const json = plantsJson(page.plants);
+    if (page.next === undefined) return answerJson(ctx, 200, json);
+    // The path alone (under a mount, with its prefix): an absolute-form target
+    // (`GET http://host/plants`) must not pick the host.
+    const path = mountPrefix(ctx.mountPath) + ctx.path;
+    const link = nextLink(path, limitText as string | undefined, page.next);
+    answerJson(ctx, 200, json, { link });
   });
 
-  router.delete('/plants/:id', door('deletePlant'), function deletePlant(ctx) {
+  router.delete('/plants/:id', ...guards('deletePlant'), async function deletePlant(ctx) {
     const id = parsePlantId(ctx.params.id ?? '');
     if (id === undefined) throw problem('invalid-id');
-    return plants.deletePlant(callerOf(ctx), id).then(() => {
-      ctx.status = 204;
-    });
+    await plants.deletePlant(callerOf(ctx), id);
+    ctx.status = 204;
   });
 
   return router;

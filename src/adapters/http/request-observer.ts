@@ -110,7 +110,7 @@ export function requestObserver({
     // draining a body of any size to keep it alive.
     if (!ctx.req.complete) ctx.set('Connection', 'close');
     const ms = performance.now() - started;
-    const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute as string | undefined;
+    const route = (ctx as { routerPath?: string }).routerPath;
     const code = state.errorCode;
     if (metrics !== undefined) {
       recordDuration!(ctx, route ?? 'unmatched', ms / 1000);
@@ -137,7 +137,7 @@ export function requestObserver({
     }
   };
 
-  const traced = (
+  const traced = async (
     ctx: Context,
     next: () => Promise<unknown>,
     state: RequestState,
@@ -154,8 +154,8 @@ export function requestObserver({
       parent,
     );
     const done = (): void => {
-      const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-      if (typeof route === 'string') {
+      const route = (ctx as { routerPath?: string }).routerPath;
+      if (route !== undefined) {
         span.updateName(`${ctx.method} ${route}`);
         span.setAttribute('http.route', route);
       }
@@ -164,13 +164,14 @@ export function requestObserver({
       span.end();
       finish(ctx, state, started);
     };
-    return context.with(trace.setSpan(parent, span), next).then(done, (error: unknown) => {
+    try {
+      await context.with(trace.setSpan(parent, span), next);
+    } finally {
       done();
-      throw error;
-    });
+    }
   };
 
-  return (ctx, next) => {
+  return async (ctx, next) => {
     const started = performance.now();
     const incoming = ctx.req.headers['x-request-id'];
     const requestId =
@@ -181,12 +182,10 @@ export function requestObserver({
     ctx.set('X-Request-Id', requestId);
     counts.inFlight++;
     if (tracer !== undefined) return traced(ctx, next, state, started, tracer);
-    return next().then(
-      () => finish(ctx, state, started),
-      (error: unknown) => {
-        finish(ctx, state, started);
-        throw error;
-      },
-    );
+    try {
+      await next();
+    } finally {
+      finish(ctx, state, started);
+    }
   };
 }

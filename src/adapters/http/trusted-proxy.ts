@@ -30,19 +30,22 @@ export function trustedPeer(
  * `app.maxIpsCount`, so the address is the leftmost of the last `hops` entries, those the
  * trusted proxies appended. An address list, which Koa cannot express: proxy-addr walks from the
  * peer leftwards through `X-Forwarded-For` while the address is trusted, and the first untrusted
- * one is the client (only requests from a trusted peer pay for it).
+ * one is the client (only requests from a trusted peer pay for it); the middleware it returns
+ * does that, to be installed first (none for a hop count or off).
  */
-export function trustProxy(app: Koa, trust: TrustProxy | undefined): void {
-  if (trust === undefined) return;
+export function trustProxy(app: Koa, trust: TrustProxy | undefined): Koa.Middleware[] {
+  if (trust === undefined) return [];
   if ('hops' in trust) {
     app.proxy = true;
     app.maxIpsCount = trust.hops;
-    return;
+    return [];
   }
   const trusted = compileTrust(trust.addresses);
-  app.use((ctx, next) => {
-    const peer = ctx.req.socket.remoteAddress;
-    if (peer !== undefined && trusted(peer, 0)) ctx.request.ip = proxyaddr(ctx.req, trusted);
-    return next();
-  });
+  return [
+    (ctx, next) => {
+      const peer = ctx.req.socket.remoteAddress;
+      if (peer !== undefined && trusted(peer, 0)) ctx.request.ip = proxyaddr(ctx.req, trusted);
+      return next();
+    },
+  ];
 }

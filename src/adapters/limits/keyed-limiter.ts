@@ -6,7 +6,9 @@ import {
   RLWrapperTimeouts,
   type IRateLimiterOptions,
 } from 'rate-limiter-flexible';
+import { FerretDbLimiter } from './ferretdb-limiter.js';
 import { MONGO_LIMITS_COLLECTION, type LimiterStore } from './limiter-store.js';
+import { RateLimiterLmdb } from './rate-limiter-lmdb.js';
 
 /** The window every limit counts in: `points` a second. */
 const WINDOW_SECONDS = 1;
@@ -167,14 +169,24 @@ export class KeyedLimiter {
         insuranceLimiter,
       });
     }
-    const limiter = new RateLimiterMongo({
-      ...options,
-      storeClient: store.client,
-      dbName: store.database,
-      tableName: MONGO_LIMITS_COLLECTION,
-      // The storage made the indexes when it opened, with its start-up deadlines and errors.
-      disableIndexesCreation: true,
-    });
+    if (store.kind === 'lmdb') {
+      // On this machine's disk: a failed commit (a full disk) hands the decision over at once.
+      return new RateLimiterLmdb({ ...options, counts: store.counts, insuranceLimiter });
+    }
+    const limiter = store.ferretdb
+      ? new FerretDbLimiter(store.client, store.database, {
+          keyPrefix: this.name,
+          points: options.points,
+          duration: options.duration,
+        })
+      : new RateLimiterMongo({
+          ...options,
+          storeClient: store.client,
+          dbName: store.database,
+          tableName: MONGO_LIMITS_COLLECTION,
+          // The storage made the indexes when it opened, with its start-up deadlines and errors.
+          disableIndexesCreation: true,
+        });
     // The driver waits up to its socket timeout (2 s) for a server that stopped answering.
     return new RLWrapperTimeouts({ limiter, timeoutMs: MONGO_DEADLINE_MS, insuranceLimiter });
   }

@@ -1,6 +1,14 @@
 import type { Logger } from '../../ports/logger.js';
 import type { OutageReporters } from './outage-reporter.js';
 
+/**
+ * When the embedded store answers a write: `flush`, once its commit is on disk (fsync; the
+ * default); `commit-only`, once committed and visible to every process, its flush following in
+ * the background, so that a power cut or an OS crash (not a crash of the process) may lose the
+ * last answered writes.
+ */
+export type LmdbDurability = 'flush' | 'commit-only';
+
 /** What every store enforces; absent values take the stores' documented defaults. */
 export interface StorageLimits {
   /** Plants one tenant may hold; 0 for no quota (default 1,000,000). */
@@ -18,6 +26,12 @@ export type StorageOptions = StorageLimits &
     /** `prefix` goes before every Redis key (the store's default when absent). */
     | { kind: 'redis'; url: string; prefix?: string }
     | { kind: 'mongodb'; url: string }
+    /**
+     * The embedded store (LMDB) in `dataDir`; `durability` says when a write is answered: once
+     * flushed to disk (`flush`, the default), or once committed (`commit-only`: a power cut may
+     * lose the last answered writes, a crash of the process does not).
+     */
+    | { kind: 'lmdb'; dataDir: string; durability?: LmdbDurability }
   );
 
 export type StorageKind = StorageOptions['kind'];
@@ -33,4 +47,6 @@ export interface StorageDeps {
   signal?: AbortSignal;
   /** Where the technology reports losing and regaining its server (absent: reporters that log). */
   outages?: OutageReporters;
+  /** Where a line for the operator goes (a legacy file taken in); absent: the logger's warn. */
+  notice?: (line: string) => void;
 }

@@ -1,3 +1,4 @@
+import type { PendingDelivery } from '../../ports/webhook-outbox.js';
 import {
   isWebhookEventType,
   type DeliveryHealth,
@@ -73,3 +74,32 @@ export function fromRecord(record: SubscriptionRecord): WebhookSubscription {
 
 export const byCreation = (a: WebhookSubscription, b: WebhookSubscription): number =>
   a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
+
+/** A delivery as the Redis and embedded outboxes record it (`at`: epoch ms, as a number or text). */
+export interface DeliveryRecord {
+  sub: string;
+  event: string;
+  type: string;
+  body: string;
+  at: number | string;
+  attempts: number;
+}
+
+/** The delivery the outbox port hands out; undefined for an event type this version does not know. */
+export function toPendingDelivery(
+  tenant: string,
+  key: string,
+  stored: DeliveryRecord,
+): PendingDelivery | undefined {
+  if (!isWebhookEventType(stored.type)) return undefined;
+  return {
+    key,
+    tenant,
+    subscriptionId: stored.sub,
+    eventId: stored.event,
+    type: stored.type,
+    body: stored.body,
+    attempts: Number(stored.attempts),
+    createdAt: new Date(Number(stored.at)),
+  };
+}

@@ -1,5 +1,6 @@
 import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
 import { isPlantError } from '../../domain/errors.js';
+import { callOn, forwardMethods } from '../forward-methods.js';
 import type { OutageReporter } from '../storage/outage-reporter.js';
 import type { ServiceMetrics } from './service-metrics.js';
 
@@ -12,8 +13,6 @@ export interface StoreObservers {
   readonly tracer?: Tracer | undefined;
 }
 
-type Call = (a?: unknown, b?: unknown, c?: unknown) => Promise<unknown>;
-
 /** Why a call failed, for the outage line: the adapter's cause (it names hosts, never secrets). */
 function reasonOf(error: Error): string {
   return error.cause instanceof Error ? error.cause.message : error.message;
@@ -23,15 +22,13 @@ function reasonOf(error: Error): string {
  * The store with each of `operations` timed (latency and errors by operation and adapter), traced
  * (a client span per call with the database semantic conventions, when a tracer is given) and
  * reported to the store's OutageReporter: the one place where every adapter's calls are watched.
- * No port method takes more than three arguments, so none is gathered into an array.
  */
 export function observedStore<T extends object>(
   store: T,
   operations: readonly (keyof T & string)[],
   { adapter, outages, metrics, tracer }: StoreObservers,
 ): T {
-  const observed: Record<string, Call> = {};
-  for (const operation of operations) {
+  return forwardMethods<T>(operations, (operation) => {
     const duration = metrics?.storeDuration.labels(outages.store, operation, adapter);
     const errors = metrics?.storeErrors.labels(outages.store, operation, adapter);
     const succeeded = (started: number, span: Span | undefined, value: unknown): unknown => {
@@ -53,28 +50,25 @@ export function observedStore<T extends object>(
       }
       throw error;
     };
-    const call = (store[operation] as Call).bind(store);
     const name = `${operation} ${outages.store}`;
     const attributes = { 'db.system': adapter, 'db.operation.name': operation };
-    observed[operation] =
-      tracer === undefined
-        ? (a, b, c) => {
-            const started = performance.now();
-            return call(a, b, c).then(
-              (value) => succeeded(started, undefined, value),
-              (error: unknown) => failed(started, undefined, error),
-            );
-          }
-        : (a, b, c) => {
-            // A leaf: the active context's span (the use case) is its parent, and it need not
-            // become active itself, which spares a context switch per call.
-            const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
-            const started = performance.now();
-            return call(a, b, c).then(
-              (value) => succeeded(started, span, value),
-              (error: unknown) => failed(started, span, error),
-            );
-          };
-  }
-  return observed as T;
+    return tracer === undefined
+      ? (a, b, c) => {
+          const started = performance.now();
+          return callOn(store, operation, a, b, c).then(
+            (value) => succeeded(started, undefined, value),
+            (error: unknown) => failed(started, undefined, error),
+          );
+        }
+      : (a, b, c) => {
+          // A leaf: the active context's span (the use case) is its parent, and it need not
+          // become active itself, which spares a context switch per call.
+          const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+          const started = performance.now();
+          return callOn(store, operation, a, b, c).then(
+            (value) => succeeded(started, span, value),
+            (error: unknown) => failed(started, span, error),
+          );
+        };
+  });
 }

@@ -15,16 +15,13 @@ export interface WebhookConfig {
   concurrency: number;
   /** Deliveries in flight in this process for one tenant: a slow receiver holds no more. */
   tenantConcurrency: number;
-  /** How long a process trusts its copy of the subscriptions (memory and MongoDB). */
+  /** How long a process trusts its copy of the subscriptions (MongoDB). */
   cacheMs: number;
   /**
    * Whether this process delivers (it always records). False leaves delivery to other instances
    * on the same Redis or MongoDB, so that serving creates does not pay for sending them.
    */
   deliver: boolean;
-  /** With the memory storage: the subscriptions file and the outbox file. */
-  file: string;
-  outboxFile: string;
 }
 
 /** The defaults: each PLANT_STORE_WEBHOOK_* variable's (docs/webhooks.md). */
@@ -38,8 +35,6 @@ export const DEFAULT_WEBHOOK_CONFIG: Readonly<WebhookConfig> = {
   tenantConcurrency: 8,
   cacheMs: 1_000,
   deliver: true,
-  file: '.plant-store/webhooks.json',
-  outboxFile: '.plant-store/webhook-outbox.jsonl',
 };
 
 /** The defaults with `overrides`, for embedders and tests. */

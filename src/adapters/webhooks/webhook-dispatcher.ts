@@ -31,7 +31,12 @@ const SUCCESS_WRITE_MS = 60_000;
 export class WebhookDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private timerAt = Infinity;
-  private subscribed: { at: number; tenants: Set<string> } = { at: 0, tenants: new Set() };
+  private subscribed: { at: number; tenants: Set<string>; any?: boolean } = {
+    at: 0,
+    tenants: new Set(),
+  };
+  /** An outbox outage under way: since when, and whether its start was logged. */
+  private outage: { since: number; logged: boolean } | undefined;
   private running = false;
   private again = false;
   private stopped = true;
@@ -67,6 +72,7 @@ export class WebhookDispatcher {
       this.subscribed = {
         at: Date.now(),
         tenants: new Set(all.filter((s) => s.enabled).map((s) => s.tenant)),
+        any: all.length > 0,
       };
     } catch {
       // The poll delivers anyway; a nudge only shortens the wait.
@@ -109,13 +115,43 @@ export class WebhookDispatcher {
         this.again = false;
         full = await this.claimAndSend();
       } while (this.again && !this.stopped);
+      this.outboxServes();
     } catch (error) {
-      this.deps.logger.warn({ err: error }, 'webhook outbox unavailable; trying again');
+      this.outboxFailed(error);
     } finally {
       this.running = false;
     }
     // A full claim means more may be due: look again once a slot frees, otherwise after the poll.
     if (!this.stopped) this.schedule(full ? 5 : this.deps.config.pollMs);
+  }
+
+  /**
+   * One line when an outage of the outbox starts and one when it ends, as the stores report theirs
+   * (outage-reporter.ts), not one per poll; none when this process knows of no subscription (as of
+   * its last look, at start and on a create), since then nothing waits to be delivered.
+   */
+  private outboxFailed(error: unknown): void {
+    if (this.outage !== undefined) return;
+    const logged = this.subscribed.any !== false;
+    this.outage = { since: Date.now(), logged };
+    if (logged) {
+      this.deps.logger.warn(
+        { reason: (error as Error).message },
+        'webhook outbox unavailable; trying again',
+      );
+    }
+  }
+
+  private outboxServes(): void {
+    if (this.outage === undefined) return;
+    const { since, logged } = this.outage;
+    this.outage = undefined;
+    if (logged) {
+      this.deps.logger.info(
+        { outageSeconds: (Date.now() - since) / 1000 },
+        'webhook outbox available again',
+      );
+    }
   }
 
   /** Resolves whether it claimed as many as it had room for. */

@@ -4,6 +4,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { checkReceiverUrl, isPrivateAddress } from './address-policy.js';
+import { printableText } from '../../domain/printable-text.js';
 
 /** What one attempt came to; `error` is short and never holds more than the start of an answer. */
 export type SendOutcome = { ok: true; status: number } | { ok: false; error: string };
@@ -113,7 +114,7 @@ export class WebhookSender {
         ? { ok: true, status: response.status }
         : { ok: false, error: `HTTP ${response.status}${response.excerpt}` };
     } catch (error) {
-      return { ok: false, error: describe(error) };
+      return { ok: false, error: printableText(describe(error)) };
     }
   }
 
@@ -167,10 +168,12 @@ export class WebhookSender {
 }
 
 function clip(text: string): string {
-  // eslint-disable-next-line no-control-regex -- a receiver's text must not rewrite a terminal
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim();
+  // Line breaks and tabs become one space; any other control a receiver sends is escaped, so
+  // that it cannot rewrite the terminal of whoever runs `webhooks list`.
+  const clean = text.replace(/\s+/g, ' ').trim();
   if (clean === '') return '';
-  return `: ${clean.length > ERROR_BODY_CHARS ? `${clean.slice(0, ERROR_BODY_CHARS)}...` : clean}`;
+  const kept = clean.length > ERROR_BODY_CHARS ? `${clean.slice(0, ERROR_BODY_CHARS)}...` : clean;
+  return `: ${printableText(kept)}`;
 }
 
 function describe(error: unknown): string {

@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+import { randomUUID } from 'node:crypto';
 import { openMemoryStorage } from '../../../src/adapters/storage/memory/open-memory-storage.js';
 import {
   createMongoClient,
@@ -64,20 +66,20 @@ async function openCounted(url: string, max: number): Promise<Storage> {
 describeAdapters<QuotaHarness>(
   [
     {
-      // The whole memory storage: its plants under the quota and the outbox file their events go to.
+      // The whole memory storage: its plants under the quota and the outbox their events go to.
       name: 'memory',
+      on: 'in process',
+      open: () => ({
+        open: (maxPlantsPerTenant) => openMemoryStorage({ storage: { maxPlantsPerTenant } }),
+      }),
+    },
+    {
+      // A directory per opening: each test gets a store of its own.
+      name: 'lmdb',
       on: 'in process',
       open: ({ directory }) => ({
         open: (maxPlantsPerTenant) =>
-          openMemoryStorage({
-            tokenFile: join(directory, 'tokens.json'),
-            storage: { maxPlantsPerTenant },
-            webhooks: {
-              file: join(directory, 'webhooks.json'),
-              outboxFile: join(directory, 'webhook-outbox.jsonl'),
-              cacheMs: 0,
-            },
-          }),
+          openLmdbStorage({ dataDir: join(directory, randomUUID()), maxPlantsPerTenant }),
       }),
     },
     {

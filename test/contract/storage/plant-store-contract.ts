@@ -222,6 +222,15 @@ export function describePlantStoreContract(name: string, harness: StoreHarness):
       ]);
     });
 
+    it('when hundreds of tenants are paged through in small pages, then each comes once, in order', async () => {
+      const names = Array.from({ length: 300 }, (_, i) => `${tenant}-${i}`);
+      await Promise.all(names.map((name) => store.importBatch(name, [plant(1n)], false)));
+
+      const listed = await tenantsOf(tenant, 7);
+
+      expect(listed).to.deep.equal([...names].sort());
+    });
+
     it('when a batch is imported into an empty tenant, then every plant is stored exactly', async () => {
       const plants = shuffled(EDGE_IDS).map((id, i) =>
         plant(id, i % 2 === 0 ? undefined : `t${i}`),

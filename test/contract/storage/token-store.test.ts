@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { FileTokenStore } from '../../../src/adapters/storage/file/file-token-store.js';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
@@ -14,12 +14,9 @@ describeAdapters<ReturnType<TokenStoreHarness['open']>>(
       open: async () => ({ tokens: new MemoryTokenStore(), close: async () => {} }),
     },
     {
-      name: 'file',
+      name: 'lmdb',
       on: 'in process',
-      open: async ({ directory }) => ({
-        tokens: new FileTokenStore(join(directory, 'contract', 'tokens.json')),
-        close: async () => {},
-      }),
+      open: ({ directory }) => openLmdbStorage({ dataDir: join(directory, 'lmdb') }),
     },
     { name: 'Redis', on: 'Redis', open: (redis) => openRedisStorage(redis) },
     { name: 'Redis Cluster', on: 'Redis Cluster', open: (redis) => openRedisStorage(redis) },

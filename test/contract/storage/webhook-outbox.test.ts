@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { MongoClient } from 'mongodb';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { openMemoryStorage } from '../../../src/adapters/storage/memory/open-memory-storage.js';
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
@@ -63,21 +64,24 @@ const onMongo = (server: MongoServer): WebhookOutboxHarness => ({
 describeAdapters<WebhookOutboxHarness>(
   [
     {
-      // One process owns the journal: a peer is the same outbox, claiming concurrently.
-      name: 'file (memory storage)',
+      // One process holds it: a peer is the same outbox, claiming concurrently.
+      name: 'memory',
+      on: 'in process',
+      open: () => ({
+        open: async () => {
+          const storage = await openMemoryStorage();
+          return { storage, peer: async () => storage, close: () => storage.close() };
+        },
+      }),
+    },
+    {
+      // A peer is another opening of the same directory, as another process's would be.
+      name: 'lmdb',
       on: 'in process',
       open: ({ directory }) => ({
-        open: async () => {
-          const dir = join(directory, randomUUID());
-          const storage = await openMemoryStorage({
-            tokenFile: join(dir, 'tokens.json'),
-            webhooks: {
-              file: join(dir, 'webhooks.json'),
-              outboxFile: join(dir, 'webhook-outbox.jsonl'),
-              cacheMs: 0,
-            },
-          });
-          return { storage, peer: async () => storage, close: () => storage.close() };
+        open: () => {
+          const dataDir = join(directory, randomUUID());
+          return instances(() => openLmdbStorage({ dataDir }));
         },
       }),
     },

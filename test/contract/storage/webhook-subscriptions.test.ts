@@ -1,8 +1,8 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
-import { expect } from 'chai';
 import { MongoClient } from 'mongodb';
-import { FileWebhookSubscriptions } from '../../../src/adapters/storage/file/file-webhook-subscriptions.js';
+import { join } from 'node:path';
+import { MemoryWebhookSubscriptions } from '../../../src/adapters/storage/memory/memory-webhook-subscriptions.js';
+import type { OpenedStorage } from '../../../src/adapters/limits/limiter-store.js';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import {
   MongoWebhookSubscriptions,
   WEBHOOK_COLLECTION,
@@ -29,16 +29,21 @@ const onRedis = (redis: RedisUnderTest): WebhookSubscriptionsHarness => ({
 describeAdapters<WebhookSubscriptionsHarness>(
   [
     {
-      name: 'file (memory storage)',
+      name: 'memory',
+      on: 'in process',
+      open: () => ({ open: async () => new MemoryWebhookSubscriptions() }),
+    },
+    {
+      name: 'lmdb',
       on: 'in process',
       open: ({ directory }) => {
-        const file = join(directory, 'webhooks.json');
+        let storage: OpenedStorage | undefined;
         return {
-          open: async () => new FileWebhookSubscriptions(file, 0),
-          // The file holds signing secrets: readable by its owner only.
-          close: async () => {
-            expect(statSync(file).mode & 0o777).to.equal(0o600);
+          open: async () => {
+            storage = await openLmdbStorage({ dataDir: join(directory, 'lmdb') });
+            return storage.webhooks!;
           },
+          close: async () => storage?.close(),
         };
       },
     },

@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ describe('plant-store tokens (the real program): arguments an operator could mis
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'plant-store-cli-args-'));
-    env = { PLANT_STORE_TOKEN_FILE: join(dir, 'tokens.json') };
+    env = { PLANT_STORE_DATA_DIR: join(dir, 'data') };
   });
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -32,6 +31,11 @@ describe('plant-store tokens (the real program): arguments an operator could mis
     ],
     ['the tenant is one space', ['--tenant', ' '], /tenant must be more than whitespace/],
     ['the tenant holds U+202E', ['--tenant', 'acme\u202Eevil'], /tenant must be free of/],
+    [
+      'the tenant is not NFC (e + U+0301)',
+      ['--tenant', 'cafe\u0301'],
+      /tenant must be in Unicode normalization form C/,
+    ],
     [
       'the name holds U+202E',
       ['--tenant', 'a', '--name', 'ci\u202Etxt.exe'],
@@ -54,7 +58,8 @@ describe('plant-store tokens (the real program): arguments an operator could mis
       expect(outcome.code, outcome.stderr).to.equal(2);
       expect(outcome.stderr).to.match(reason);
       expect(outcome.stdout).to.equal('');
-      expect(existsSync(env.PLANT_STORE_TOKEN_FILE!)).to.equal(false);
+      const listed = await runProgram([...CLI, 'tokens', 'list'], env);
+      expect(listed.stdout.trim().split('\n'), 'tokens listed').to.have.length(1);
     });
   }
 

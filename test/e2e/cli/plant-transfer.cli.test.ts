@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,14 +12,8 @@ import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../src/domain/plant-id.js';
 import { startMongoServer } from '../../support/mongo-server.js';
 import { startRedisCluster, startRedisServer } from '../../support/redis-server.js';
 import { serverMissing, suiteServer } from '../../support/server-requirement.js';
+import { bigExport, body, end, file, HEADER } from '../../support/export-text.js';
 import { CLI, runProgram, startProgram } from '../../support/service-process.js';
-
-const HEADER =
-  '{"format":"plant-store-export","version":1,"takenAt":"2026-01-01T00:00:00.000Z","tenants":null}';
-const end = (plants: number) => `{"format":"plant-store-export","end":true,"plants":${plants}}`;
-const file = (...lines: string[]) => lines.map((line) => `${line}\n`).join('');
-/** The lines of an export but its header (which holds the time it was taken). */
-const body = (text: string) => text.split('\n').slice(1);
 
 // Every kind of text the contract allows in a name or tag: astral, combining, RTL, quotes,
 // backslashes, line separators, the private use area, DEL's neighbours, the empty tag.
@@ -50,16 +45,6 @@ async function memoryExport(): Promise<string> {
   for await (const line of exportPlants(store)) text += `${line}\n`;
   return text;
 }
-
-/** An export of `count` plants of one tenant, ids 1..count. */
-const bigExport = (tenant: string, count: number): string => {
-  const lines = [HEADER];
-  for (let id = 1; id <= count; id++) {
-    lines.push(`{"tenant":"${tenant}","id":${id},"name":"plant ${id}"}`);
-  }
-  lines.push(end(count));
-  return `${lines.join('\n')}\n`;
-};
 
 describe('plant-store export and import (the CLI as a process)', function () {
   this.timeout(120_000);
@@ -409,13 +394,18 @@ describe('plant-store export and import (the CLI as a process)', function () {
     });
   });
 
-  it('when the storage is memory, then export and import refuse (exit 2) and point to the library', async () => {
-    const { code, stderr } = await cli(['export'], {
-      PLANT_STORE_STORAGE: 'memory',
-      PLANT_STORE_TOKEN_FILE: join(dir, 'tokens.json'),
-    });
+  it('when the storage is memory, then export and import refuse in one line (exit 1) and write nothing', async () => {
+    for (const command of ['export', 'import']) {
+      const { code, stdout, stderr } = await cli([command], {
+        PLANT_STORE_STORAGE: 'memory',
+        PLANT_STORE_DATA_DIR: join(dir, 'memory-data'),
+      });
 
-    expect(code).to.equal(2);
-    expect(stderr).to.include('exportPlants and importPlants (docs/embedding.md)');
+      expect([code, stdout]).to.deep.equal([1, '']);
+      expect(stderr).to.equal(
+        'plant-store: PLANT_STORE_STORAGE=memory keeps plants inside the serving process, which this command cannot reach; use the durable default (PLANT_STORE_STORAGE unset, or lmdb), redis or mongodb\n',
+      );
+      expect(existsSync(join(dir, 'memory-data'))).to.equal(false);
+    }
   });
 });

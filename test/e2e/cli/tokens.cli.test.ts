@@ -6,9 +6,11 @@ import { describeTokenLifecycle, plantStore } from '../../support/token-lifecycl
 
 const directory = mkdtempSync(join(tmpdir(), 'plant-store-cli-'));
 after(() => rmSync(directory, { recursive: true, force: true }));
-const env = { PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json') };
+const env = { PLANT_STORE_DATA_DIR: join(directory, 'data') };
 
-describeTokenLifecycle('memory', async () => ({ env, dispose: () => {} }), { expiry: true });
+describeTokenLifecycle('lmdb (default)', async () => ({ env, dispose: () => {} }), {
+  expiry: true,
+});
 
 describe('plant-store (the real program): exit codes', () => {
   it('when the program is refused, then the process exits with the documented code (2 usage, 3 not found, 1 failure)', async () => {
@@ -23,7 +25,7 @@ describe('plant-store (the real program): exit codes', () => {
     expect(usage.stderr).to.match(/^plant-store: unknown scope "plants:admin"/);
     expect(notFound.stderr).to.equal('plant-store: no token with id ffffffffffffffff\n');
     expect(failure.stderr).to.equal(
-      'plant-store: PLANT_STORE_STORAGE must be memory, redis or mongodb (got "floppy")\n',
+      'plant-store: PLANT_STORE_STORAGE must be memory, redis, mongodb or lmdb (got "floppy")\n',
     );
     expect(help.stdout.split('\n')[0]).to.equal(
       'Usage: plant-store tokens create --tenant T --scope S [--scope S] [options]',

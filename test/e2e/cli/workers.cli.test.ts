@@ -13,7 +13,7 @@ import {
 } from '../../support/service-process.js';
 
 const TOKEN = `workers-${randomUUID()}`;
-const WORKER_LISTENING = /"worker":(\d+),"msg":"listening"/g;
+const WORKER_LISTENING = /"pid":(\d+),"msg":"listening"/g;
 const workerPids = (service: ServiceProcess): number[] =>
   [...service.output().matchAll(WORKER_LISTENING)].map((match) => Number(match[1]));
 
@@ -52,7 +52,7 @@ describe('plant-store serve --workers, on Redis', function () {
 
   it('when it says it listens, then both workers listen on the one port', async () => {
     // The primary's line (stderr) can be read before a worker's own (stdout, another pipe).
-    await service!.waitFor(/"worker":\d+,"msg":"listening"[\s\S]*"worker":\d+,"msg":"listening"/);
+    await service!.waitFor(/"pid":\d+,"msg":"listening"[\s\S]*"pid":\d+,"msg":"listening"/);
     expect(workerPids(service!)).to.have.length(2);
     expect(service!.output()).to.match(
       /listening on http:\/\/127\.0\.0\.1:\d+ \(storage: redis, workers: 2\)/,
@@ -65,6 +65,23 @@ describe('plant-store serve --workers, on Redis', function () {
     ).to.equal(200);
     const pages = await Promise.all(Array.from({ length: 20 }, () => call('GET', '/plants')));
     for (const page of pages) expect(page.text).to.equal('[{"name":"shared"}]');
+  });
+
+  it('when requests are spread over the workers, then each access line says which worker answered (its cluster id)', async () => {
+    const accessLines = () =>
+      service!
+        .stdout()
+        .split('\n')
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => JSON.parse(line) as { worker?: unknown; status: number });
+    const before = accessLines().length;
+    await Promise.all(Array.from({ length: 20 }, () => call('GET', '/plants?limit=7')));
+    // Each worker writes its lines when it gets to them: wait for all 20 (a busy machine is slow).
+    const deadline = Date.now() + 10_000;
+    while (accessLines().length < before + 20 && Date.now() < deadline) await sleep(50);
+    const lines = accessLines();
+    expect(lines.length - before).to.be.at.least(20);
+    expect(new Set(lines.map((line) => line.worker))).to.deep.equal(new Set([1, 2]));
   });
 
   it('when one address opens 300 connections with partial headers, then the instance holds at most its bound of 128 (64 a worker) and another address is served', async () => {

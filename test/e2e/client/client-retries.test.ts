@@ -4,7 +4,7 @@ import {
   PlantStoreError,
   PlantStoreTimeoutError,
   type RetryEvent,
-} from '../../../src/client/index.js';
+} from '../../../packages/client/src/index.js';
 import { Api } from '../../support/http-harness.js';
 import { startRedisServer, type RedisProcess } from '../../support/redis-server.js';
 import { serverMissing } from '../../support/server-requirement.js';

@@ -18,10 +18,8 @@ const unavailable = () =>
 
 describe('the container wiring', () => {
   const directory = mkdtempSync(join(tmpdir(), 'plant-store-wiring-'));
-  const config = loadConfig({
-    LOG_LEVEL: 'silent',
-    PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
-  });
+  // The default storage in a directory of its own: the CLI's administrations share it.
+  const config = loadConfig({ LOG_LEVEL: 'silent', PLANT_STORE_DATA_DIR: join(directory, 'data') });
   after(() => rmSync(directory, { recursive: true, force: true }));
 
   describe('readiness: the named checks bound in the container', () => {
@@ -111,7 +109,6 @@ describe('the container wiring', () => {
       const env = {
         PLANT_STORE_STORAGE: 'redis',
         REDIS_URL: `redis://127.0.0.1:${await freePort()}`,
-        PLANT_STORE_TOKEN_FILE: join(directory, 'unused-tokens.json'),
       };
 
       const outcomes = [];

@@ -20,11 +20,8 @@ describe('backing up and restoring a memory store from the embedding process (do
   const directory = mkdtempSync(join(tmpdir(), 'plant-store-backup-'));
   const caller = { tenant: 'greenhouse', scopes: ['plants:read', 'plants:write'] } as const;
   const services: Service[] = [];
-  const open = async (name: string): Promise<Service> => {
-    const config = loadConfig({
-      LOG_LEVEL: 'silent',
-      PLANT_STORE_TOKEN_FILE: join(directory, `${name}-tokens.json`),
-    });
+  const open = async (): Promise<Service> => {
+    const config = loadConfig({ LOG_LEVEL: 'silent', PLANT_STORE_STORAGE: 'memory' });
     const service = await buildService(config);
     services.push(service);
     return service;
@@ -35,7 +32,7 @@ describe('backing up and restoring a memory store from the embedding process (do
   });
 
   it('when one service backs up as documented and another restores, then it lists the same plants', async () => {
-    const source = await open('source');
+    const source = await open();
     await source.plants.createPlant(caller, { id: 9007199254740993n, name: 'Monstera' });
     await source.plants.createPlant(caller, { id: -1n, name: 'Fern 🌿', tag: '' });
     const file = join(directory, 'plants.ndjson');
@@ -44,7 +41,7 @@ describe('backing up and restoring a memory store from the embedding process (do
       for await (const line of exportPlants(store)) yield `${line}\n`;
     }
     await pipeline(Readable.from(withNewlines(source.plantStore)), createWriteStream(file));
-    const target = await open('target');
+    const target = await open();
     const summary = await importPlants(
       target.plantStore,
       readLines(createReadStream(file), MAX_LINE_BYTES),

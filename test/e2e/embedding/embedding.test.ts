@@ -45,7 +45,7 @@ describe('embedding the library', () => {
           { token, tenant: 'host', scopes: ['plants:read', 'plants:write'] },
         ]),
         LOG_LEVEL: 'silent',
-        PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+        PLANT_STORE_STORAGE: 'memory',
       });
       service = await buildService(config);
       const plants = service.app.callback();
@@ -102,6 +102,7 @@ describe('embedding the library', () => {
     before(async () => {
       service = await buildService(
         loadConfig({
+          PLANT_STORE_STORAGE: 'memory',
           PLANT_STORE_TOKENS: JSON.stringify([
             { token, tenant: 'mounted', scopes: ['plants:read', 'plants:write'] },
           ]),
@@ -155,7 +156,7 @@ describe('embedding the library', () => {
       PORT: 'http://0.0.0.0:3000',
       HOST: 'host.example',
       PLANT_STORE_TOKENS: JSON.stringify([{ token, tenant: 'env', scopes: ['plants:read'] }]),
-      PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+      PLANT_STORE_STORAGE: 'memory',
     };
 
     it('then loadConfig(env) refuses them, naming the variable', () => {
@@ -190,7 +191,7 @@ describe('embedding the library', () => {
     const token = 'shared-registry-token-0123456789';
     const config = loadConfig({
       PLANT_STORE_TOKENS: JSON.stringify([{ token, tenant: 'metrics', scopes: ['plants:read'] }]),
-      PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+      PLANT_STORE_STORAGE: 'memory',
     });
     const onRegistry = (registry: Registry) => (container: Container) => {
       container.rebind(TYPES.Logger).toConstantValue(silent);

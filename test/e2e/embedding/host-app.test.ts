@@ -26,6 +26,7 @@ const METRICS = 'host-metrics-token-0123456789';
 
 function configFor(extra: Record<string, string> = {}) {
   return loadConfig({
+    PLANT_STORE_STORAGE: 'memory',
     PLANT_STORE_TOKENS: JSON.stringify([
       { token: WRITER, tenant: 'host', scopes: ['plants:read', 'plants:write'] },
       { token: READER, tenant: 'host', scopes: ['plants:read'] },

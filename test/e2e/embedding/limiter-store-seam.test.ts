@@ -32,7 +32,7 @@ describe('TYPES.LimiterStore, rebound by an embedder', () => {
       ]),
       PLANT_STORE_RATE_LIMIT: String(RATE),
       LOG_LEVEL: 'silent',
-      PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+      PLANT_STORE_STORAGE: 'memory',
     });
     // Two services on the memory storage, as two processes of a host would be, counting on one
     // Redis of the host's.

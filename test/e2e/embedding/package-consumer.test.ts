@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -35,8 +35,41 @@ const TSCONFIG = {
     types: ['node'],
     outDir: 'out',
   },
-  files: ['consumer.ts', 'custom-plant-store.ts'],
+  files: ['consumer.ts', 'custom-plant-store.ts', 'embedding-example.ts'],
 };
+
+/** Packs a package of the repository (`workspace` for the client) into `into`; the tarball's name. */
+async function pack(
+  into: string,
+  workspace?: string,
+): Promise<{ filename: string; paths: string[] }> {
+  const { stdout } = await npm(
+    [
+      'pack',
+      '--ignore-scripts',
+      '--json',
+      '--pack-destination',
+      into,
+      ...(workspace === undefined ? [] : ['--workspace', workspace]),
+    ],
+    ROOT,
+  );
+  const [{ filename, files }] = JSON.parse(stdout) as [
+    { filename: string; files: { path: string }[] },
+  ];
+  return { filename, paths: files.map((file) => file.path) };
+}
+
+/** The bytes of every file under `dir`. */
+async function bytesUnder(dir: string): Promise<number> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  const sizes = await Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map((entry) => stat(join(entry.parentPath, entry.name)).then(({ size }) => size)),
+  );
+  return sizes.reduce((sum, size) => sum + size, 0);
+}
 
 describe('the packed package, installed in a fresh project', function () {
   this.timeout(180_000);
@@ -55,16 +88,11 @@ describe('the packed package, installed in a fresh project', function () {
     if (project !== '') await rm(project, { recursive: true, force: true });
   });
 
-  it('when a strict program uses plant-store/client, plant-store/core and plant-store, then it type-checks with skipLibCheck: false and runs', async () => {
+  it('when a strict program uses plant-store/client, plant-store/core and plant-store (and the custom store of docs/embedding.md), then it type-checks with skipLibCheck: false and runs', async () => {
     const started = performance.now();
-    const { stdout: packed } = await npm(
-      ['pack', '--ignore-scripts', '--json', '--pack-destination', project],
-      ROOT,
-    );
-    const [{ filename, files }] = JSON.parse(packed) as [
-      { filename: string; files: { path: string }[] },
-    ];
-    const paths = files.map((file) => file.path);
+    const { filename, paths } = await pack(project);
+    // plant-store depends on plant-store-client, installed beside it from its own tarball.
+    const client = await pack(project, 'plant-store-client');
     expect(paths).to.include.members([
       'LICENSE',
       'CHANGELOG.md',
@@ -81,14 +109,16 @@ describe('the packed package, installed in a fresh project', function () {
       JSON.stringify({ name: 'consumer', private: true, type: 'module' }),
     );
     await writeFile(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
-    for (const file of TSCONFIG.files) {
+    for (const file of ['consumer.ts', 'custom-plant-store.ts']) {
       await copyFile(new URL(`./support/consumer/${file}`, import.meta.url), join(project, file));
     }
+    await writeFile(join(project, 'embedding-example.ts'), await embeddingExample());
     await npm(
       [
         'install',
         '--prefer-offline',
         join(project, filename),
+        join(project, client.filename),
         `@types/node@${devTypes['@types/node']}`,
       ],
       project,
@@ -135,4 +165,57 @@ describe('the packed package, installed in a fresh project', function () {
     );
     expect(importMs).to.be.below(300);
   });
+
+  it('when plant-store-client is packed and installed alone in an empty project, then it is one package under 200 kB, and it loads', async () => {
+    const alone = join(project, 'client-alone');
+    await mkdir(alone);
+    const { filename, paths } = await pack(alone, 'plant-store-client');
+    expect(paths).to.include.members(['package.json', 'README.md', 'LICENSE', 'dist/index.d.ts']);
+    expect(
+      paths.filter((path) => !/^(?:dist\/|package\.json$|README\.md$|LICENSE$)/.test(path)),
+    ).to.deep.equal([]);
+    await writeFile(
+      join(alone, 'package.json'),
+      JSON.stringify({ name: 'client-alone', private: true, type: 'module' }),
+    );
+    await npm(['install', '--prefer-offline', join(alone, filename)], alone);
+
+    const installed = (await readdir(join(alone, 'node_modules'))).filter(
+      (name) => !name.startsWith('.'),
+    );
+    expect(installed).to.deep.equal(['plant-store-client']);
+    const bytes = await bytesUnder(join(alone, 'node_modules'));
+    console.log(
+      `      plant-store-client alone: ${installed.length} package, ${(bytes / 1000).toFixed(1)} kB installed`,
+    );
+    expect(bytes).to.be.below(200_000);
+
+    const exported = await runModule(
+      "const client = await import('plant-store-client'); console.log(JSON.stringify([Object.keys(client).sort(), String(client.toPlantId(42))]));",
+      alone,
+    );
+    expect(JSON.parse(exported)).to.deep.equal([
+      [
+        'ERROR_CODES',
+        'PlantStoreClient',
+        'PlantStoreError',
+        'PlantStoreHttpError',
+        'PlantStoreNetworkError',
+        'PlantStoreResponseError',
+        'PlantStoreTimeoutError',
+        'toPlantId',
+      ],
+      '42',
+    ]);
+  });
 });
+
+/** The worked example of docs/embedding.md ("Your own PlantStore"): the consumer type-checks it as its own file. */
+async function embeddingExample(): Promise<string> {
+  const doc = await readFile(join(ROOT, 'docs', 'embedding.md'), 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(doc.slice(doc.indexOf('### Your own PlantStore')));
+  expect(block, 'docs/embedding.md: the TypeScript block of "Your own PlantStore"').to.not.equal(
+    null,
+  );
+  return block![1]!;
+}

@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
 import type { StorageOptions } from '../../../src/config/index.js';
 import { BAD_TENANTS } from '../../support/bad-tenants.js';
@@ -12,19 +9,17 @@ import { serverMissing } from '../../support/server-requirement.js';
 import { jwtConfigFor } from '../../support/token-kinds.js';
 
 /** The service with the verifiers as configured in production, accepting JWTs of `provider`. */
-const startService = (storage: StorageOptions, provider: IdentityProvider, tokenFile: string) =>
-  Api.start(storage, { tokenFile, jwt: jwtConfigFor(provider) }, { roles: false });
+const startService = (storage: StorageOptions, provider: IdentityProvider) =>
+  Api.start(storage, { jwt: jwtConfigFor(provider) }, { roles: false });
 
 for (const kind of ['memory', 'redis'] as const) {
   describe(`JWT tenant claims on ${kind}: one tenant rule for every token`, () => {
     let provider: IdentityProvider;
-    let dir: string;
     let service: Api | undefined;
     let closeRedis: (() => Promise<void>) | undefined;
 
     before(async function () {
       provider = await IdentityProvider.start();
-      dir = await mkdtemp(join(tmpdir(), 'plant-store-jwt-'));
       let storage: StorageOptions = { kind: 'memory' };
       if (kind === 'redis') {
         const redis = await startRedisServer();
@@ -32,13 +27,12 @@ for (const kind of ['memory', 'redis'] as const) {
         closeRedis = redis.close;
         storage = { kind: 'redis', url: redis.url };
       }
-      service = await startService(storage, provider, join(dir, 'tokens.json'));
+      service = await startService(storage, provider);
     });
     after(async () => {
       await service?.close();
       await closeRedis?.();
       await provider?.close();
-      await rm(dir, { recursive: true, force: true });
     });
 
     const call = async (tenant: unknown, method: 'GET' | 'POST') => {

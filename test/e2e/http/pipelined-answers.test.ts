@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 import { startService, type ServiceProcess } from '../../support/service-process.js';
+import { OVERRUN_REFUSAL } from '../../../src/adapters/http/server/overrun-refusals.js';
 
 const PAGE_REQUEST =
   `GET /plants?limit=1000 HTTP/1.1\r\nHost: x\r\n` +
@@ -18,6 +19,8 @@ const HOARDER = '127.0.0.2';
 const SECOND_HOARDER = '127.0.0.4';
 const READER = '127.0.0.3';
 const NEWCOMER = '127.0.0.5';
+/** A shared address (NAT): one client there pipelines too far now and then, another keeps alive. */
+const SHARED = '127.0.0.7';
 
 /** A tenant of 1000 plants with 256-character names: a page of about 270 kB. */
 async function seedPages(service: Api): Promise<void> {
@@ -76,16 +79,38 @@ describe('pipelined requests (raw sockets)', () => {
     await eventually(() => heldBy(HOARDER).length === 0, 2000, 'the connection closed');
   });
 
-  it('when a connection pipelines past the bound, then every connection of its address is closed, its new ones are refused for a while and another address is served', async () => {
+  /** Pipelines past the bound on a new connection from `address`; resolves once it is closed. */
+  async function overrun(address: string): Promise<void> {
+    const before = heldBy(address).length;
+    (await open(address, false)).send(burst(DOCUMENT_REQUEST));
+    await eventually(() => heldBy(address).length <= before, 2000, 'the overrun closed');
+  }
+
+  it('when a client pipelines past the bound fewer times than the refusal counts, then only its connections close: a keep-alive client at the same address keeps its connection and is served, and the address connects again', async () => {
     service = await Api.start();
-    expect(await ask(HOARDER)).to.equal(200);
+    const keeper = await open(SHARED);
+    keeper.send(HEALTH);
+    await eventually(() => statuses(keeper.text).length === 1, 2000, 'the first answer');
+
+    for (let i = 0; i < OVERRUN_REFUSAL.overruns - 1; i++) {
+      await overrun(SHARED);
+      keeper.send(HEALTH);
+      await eventually(() => statuses(keeper.text).length === i + 2, 2000, 'the keeper answered');
+    }
+
+    expect(keeper.socket.destroyed).to.equal(false);
+    expect(await ask(SHARED)).to.equal(200);
+  });
+
+  it('when an address pipelines past the bound as often as the refusal counts within its window, then every connection of it is closed, its new ones are refused for a while and another address is served', async () => {
+    service = await Api.start();
     const idle = await open(HOARDER);
     await eventually(() => heldBy(HOARDER).length === 1, 1000, 'the idle connection held');
 
-    (await open(HOARDER, false)).send(burst(DOCUMENT_REQUEST));
-    await eventually(() => heldBy(HOARDER).length === 0, 2000, 'both connections closed');
+    for (let i = 0; i < OVERRUN_REFUSAL.overruns; i++) await overrun(HOARDER);
     await idle.ended;
 
+    expect(heldBy(HOARDER)).to.have.length(0);
     expect(await ask(HOARDER)).to.equal(0);
     expect(await ask(NEWCOMER)).to.equal(200);
   });

@@ -37,7 +37,7 @@ describe('main (the executable)', () => {
     expect(code).to.equal(1);
     expect([stdout, stderr]).to.deep.equal([
       '',
-      'plant-store: PLANT_STORE_STORAGE must be memory, redis or mongodb (got "floppy")\n',
+      'plant-store: PLANT_STORE_STORAGE must be memory, redis, mongodb or lmdb (got "floppy")\n',
     ]);
   });
 

@@ -40,7 +40,7 @@ async function startObserved(
   const directory = await mkdtemp(join(tmpdir(), 'plant-store-observe-'));
   const service = await startService({
     LOG_LEVEL: 'info',
-    PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+    PLANT_STORE_DATA_DIR: join(directory, 'data'),
     ...env,
   });
   const dispose = async () => {
@@ -191,17 +191,17 @@ describe('Observability of a service process: access log, request ids, /metrics'
       inserts: moved('plant_store_store_operation_duration_seconds_count', {
         store: 'plants',
         operation: 'insert',
-        adapter: 'memory',
+        adapter: 'lmdb',
       }),
       insertErrors: moved('plant_store_store_operation_errors_total', {
         store: 'plants',
         operation: 'insert',
-        adapter: 'memory',
+        adapter: 'lmdb',
       }),
       storeLists: moved('plant_store_store_operation_duration_seconds_count', {
         store: 'plants',
         operation: 'list',
-        adapter: 'memory',
+        adapter: 'lmdb',
       }),
       inFlight: sampleValue(after, 'plant_store_http_requests_in_flight'),
     }).to.deep.equal({
@@ -256,7 +256,7 @@ describe('Observability of a service process: access log, request ids, /metrics'
         '--name',
         'prometheus',
       ],
-      { PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json') },
+      { PLANT_STORE_DATA_DIR: join(directory, 'data') },
     );
     expect(issued.code, issued.stderr).to.equal(0);
     const managed = issued.stdout.trim();
@@ -296,7 +296,9 @@ describe('A service process with the access log and metrics off, and a developme
   });
 
   it('when it starts, then the token and the listening line are on stderr, and every stdout line is JSON', async () => {
-    const [, token] = await service.waitFor(/export TOKEN=(pst_dev_\S+)/);
+    const [, token] = await service.waitFor(/export TOKEN=(pst_\S+)/);
+    // pino's stdout line may follow the stderr one: wait for it, then read every line.
+    await service.waitFor(/"msg":"listening"/);
     const answer = await fetch(`http://127.0.0.1:${service.port}/plants`, {
       headers: { Authorization: `Bearer ${token}` },
     });
@@ -312,7 +314,7 @@ describe('A service process with the access log and metrics off, and a developme
   });
 
   it('when /metrics is asked with metrics off, then 404 as for any unknown path', async () => {
-    const [, token] = await service.waitFor(/export TOKEN=(pst_dev_\S+)/);
+    const [, token] = await service.waitFor(/export TOKEN=(pst_\S+)/);
     const response = await fetch(`http://127.0.0.1:${service.port}/metrics`, {
       headers: { Authorization: `Bearer ${token}` },
     });

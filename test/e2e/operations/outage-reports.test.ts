@@ -1,7 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { startStoppableMongo } from '../../support/mongo-server.js';
@@ -165,48 +162,4 @@ describe('Outage reports: the log, /readyz and the metrics while a store cannot 
       });
     });
   }
-
-  describe('on memory, with a corrupt token file', () => {
-    let directory: string;
-    let service: ServiceProcess | undefined;
-
-    before(async () => {
-      directory = await mkdtemp(join(tmpdir(), 'plant-store-outage-'));
-    });
-    after(async () => {
-      await service?.stop();
-      await rm(directory, { recursive: true, force: true });
-    });
-
-    it('when the token file is corrupt, then /readyz answers 503 naming the token store, until the file is repaired', async () => {
-      const file = join(directory, 'tokens.json');
-      await writeFile(file, '{"version":1,"tokens":[', { mode: 0o600 });
-      service = await startService({
-        LOG_LEVEL: 'info',
-        PLANT_STORE_TOKEN_FILE: file,
-        PLANT_STORE_TOKENS: OPS_TOKENS,
-      });
-
-      const down = await readiness(service);
-      await readiness(service);
-
-      expect(down).to.deep.equal({
-        status: 503,
-        body: { error: 50301, message: 'storage is unavailable', failing: ['tokens'] },
-      });
-      const warned = await reported(service, 'the token store cannot serve');
-      expect(warned).to.have.length(1);
-      expect(warned[0]).to.include({ level: 40, store: 'tokens', storage: file });
-      expect(warned[0]!.reason).to.include(file);
-
-      await writeFile(file, '{"version":1,"tokens":[]}\n', { mode: 0o600 });
-
-      expect(await readinessBecomes(service, 200)).to.deep.equal({
-        status: 200,
-        body: { status: 'ready' },
-      });
-      expect(await reported(service, 'the token store serves again')).to.have.length(1);
-      expect(await outageCounts(service, 'tokens')).to.deep.equal([1, 1]);
-    });
-  });
 });

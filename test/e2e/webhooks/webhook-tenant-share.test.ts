@@ -14,7 +14,7 @@ import { WebhookReceiver } from '../../support/webhook-receiver.js';
 const TIMEOUT_MS = 5000;
 const TENANTS = ['stuck', 'waiting'];
 
-describe('Webhook delivery slots shared between tenants (memory storage)', function () {
+describe('Webhook delivery slots shared between tenants (lmdb storage)', function () {
   this.timeout(60_000);
   let directory: string;
   let env: Record<string, string>;
@@ -24,7 +24,7 @@ describe('Webhook delivery slots shared between tenants (memory storage)', funct
   beforeEach(() => {
     directory = mkdtempSync(join(tmpdir(), 'plant-store-webhook-share-'));
     env = {
-      PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json'),
+      PLANT_STORE_DATA_DIR: join(directory, 'data'),
       PLANT_STORE_TOKENS: JSON.stringify(
         TENANTS.map((tenant) => ({
           token: `share-token-for-${tenant}`,

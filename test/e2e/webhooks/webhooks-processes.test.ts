@@ -43,7 +43,7 @@ interface Storage {
   name: string;
   env: (context: Mocha.Context) => Promise<Record<string, string> | undefined>;
   dispose: () => Promise<void>;
-  /** How many creates two instances share; 0: it is one process's (the memory storage). */
+  /** How many creates two instances share. */
   shared: number;
 }
 
@@ -53,11 +53,12 @@ function storages(): Storage[] {
   let mongo: MongoServer | undefined;
   return [
     {
-      name: 'memory with its outbox file',
-      shared: 0,
+      // Two processes on one data directory share it, as two instances on Redis do.
+      name: 'lmdb (the default)',
+      shared: 200,
       env: async () => {
         directory = mkdtempSync(join(tmpdir(), 'plant-store-webhook-processes-'));
-        return { PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json') };
+        return { PLANT_STORE_DATA_DIR: join(directory, 'data') };
       },
       dispose: async () => rmSync(directory, { recursive: true, force: true }),
     },
@@ -255,7 +256,7 @@ for (const storage of storages()) {
       expect(gone.code).to.equal(3);
     });
 
-    if (storage.shared === 0) {
+    if (storage.name.startsWith('lmdb')) {
       it('when the real program is refused a URL, then it exits 2 naming the rule', async () => {
         const refused = await runProgram(
           [...CLI, 'webhooks', 'add', '--tenant', 'cli', '--url', 'http://127.0.0.1:1/x'],

@@ -55,6 +55,14 @@ describe('PlantService', () => {
     expect(store.plants).to.deep.equal([{ tenant: 'a', id: 5n, name: 'Fern', tag: 'x' }]);
   });
 
+  it('when the tag is a string | undefined that is undefined, then it type-checks (exactOptionalPropertyTypes) and no tag is stored', async () => {
+    const tag: string | undefined = undefined as string | undefined;
+    expect(await service.createPlant(both, { id: 6n, name: 'Fern', tag })).to.deep.equal({
+      name: 'Fern',
+    });
+    expect(store.plants).to.deep.equal([{ tenant: 'a', id: 6n, name: 'Fern' }]);
+  });
+
   it('when the id is taken, then duplicate-plant and the first stays', async () => {
     await service.createPlant(both, { id: 5n, name: 'first' });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -22,7 +22,7 @@ async function run(args: string[], env: Record<string, string>) {
 
 describe('runCli (the plant-store command line)', () => {
   const directory = mkdtempSync(join(tmpdir(), 'plant-store-run-cli-'));
-  const env = { PLANT_STORE_TOKEN_FILE: join(directory, 'tokens.json') };
+  const env = { PLANT_STORE_DATA_DIR: join(directory, 'data') };
   after(() => rmSync(directory, { recursive: true, force: true }));
 
   const refusals: [string, string[], number, RegExp][] = [
@@ -31,12 +31,6 @@ describe('runCli (the plant-store command line)', () => {
     ['arguments to serve', ['serve', '--port', '1'], 2, /serve takes no arguments/],
     ['serve --workers without a count', ['serve', '--workers'], 2, /--workers must be a number/],
     ['serve --workers 0', ['serve', '--workers', '0'], 2, /--workers must be a number from 1/],
-    [
-      'serve --workers on the memory storage',
-      ['serve', '--workers', 'auto'],
-      2,
-      /--workers needs PLANT_STORE_STORAGE=redis or mongodb: the memory storage keeps plants inside one process/,
-    ],
     ['tokens without a command', ['tokens'], 2, /tokens needs a command/],
     ['an unknown tokens command', ['tokens', 'rotate'], 2, /unknown tokens command "rotate"/],
     [
@@ -90,7 +84,7 @@ describe('runCli (the plant-store command line)', () => {
   ];
   for (const [what, args, code, reason] of refusals) {
     it(`when given ${what}, then it exits ${code} with a reason on stderr and stores nothing`, async () => {
-      const own = { PLANT_STORE_TOKEN_FILE: join(directory, `${randomUUID()}.json`) };
+      const own = { PLANT_STORE_DATA_DIR: join(directory, randomUUID()) };
 
       const outcome = await run(args, own);
 
@@ -184,6 +178,33 @@ describe('runCli (the plant-store command line)', () => {
     expect(revoked.stdout).to.not.include(created.stdout.slice(21));
   });
 
+  it('when serve --workers is asked on the memory storage, then it exits 2 naming the shared storages', async () => {
+    const outcome = await run(['serve', '--workers', 'auto'], { PLANT_STORE_STORAGE: 'memory' });
+
+    expect(outcome.code).to.equal(2);
+    expect(outcome.stderr.split('\n')[0]).to.match(
+      /^plant-store: --workers needs a storage the workers share \(lmdb, the default, redis or mongodb\): the memory storage keeps plants inside one process/,
+    );
+  });
+
+  it('when the storage is memory, then the tokens commands refuse in one line, exit 1, and write nothing', async () => {
+    const cwd = process.cwd();
+    const empty = mkdtempSync(join(tmpdir(), 'plant-store-memory-cli-'));
+    process.chdir(empty);
+    try {
+      const outcome = await run(['tokens', 'list'], { PLANT_STORE_STORAGE: 'memory' });
+
+      expect([outcome.code, outcome.stdout]).to.deep.equal([1, '']);
+      expect(outcome.stderr).to.equal(
+        'plant-store: PLANT_STORE_STORAGE=memory keeps managed tokens inside the serving process, which this command cannot reach; use the durable default (PLANT_STORE_STORAGE unset, or lmdb), redis or mongodb',
+      );
+      expect(readdirSync(empty)).to.deep.equal([]);
+    } finally {
+      process.chdir(cwd);
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+
   it('when the storage is unusable or unreachable, then it exits 1 with one line naming the problem', async () => {
     const notADirectory = join(directory, 'plain-file');
     writeFileSync(notADirectory, '');
@@ -192,7 +213,7 @@ describe('runCli (the plant-store command line)', () => {
 
     const [unreachable, redisDown, mongoDown] = await Promise.all([
       run(['tokens', 'create', '--tenant', 't', '--scope', 'plants:read'], {
-        PLANT_STORE_TOKEN_FILE: join(notADirectory, 'tokens.json'),
+        PLANT_STORE_DATA_DIR: join(notADirectory, 'data'),
       }),
       run(['tokens', 'list'], {
         PLANT_STORE_STORAGE: 'redis',
@@ -205,7 +226,9 @@ describe('runCli (the plant-store command line)', () => {
     ]);
 
     expect(unreachable.code).to.equal(1);
-    expect(unreachable.stderr).to.match(/^plant-store: the token file .* cannot be used: [^\n]*$/);
+    expect(unreachable.stderr).to.match(
+      /^plant-store: data directory .* \(PLANT_STORE_DATA_DIR\) cannot be made or opened: [^\n]*$/,
+    );
     expect(redisDown.code).to.equal(1);
     expect(redisDown.stderr).to.match(
       /^plant-store: Redis at 127\.0\.0\.1:\d+ \(REDIS_URL\) is not ready after [^\n]*$/,

@@ -127,7 +127,7 @@ const operationalPaths = {
               schema: { $ref: '#/components/schemas/NotReady' },
               examples: {
                 [ERROR_CATALOGUE['storage-unavailable'].code]: {
-                  summary: 'the token file cannot be read',
+                  summary: 'the token store cannot be reached',
                   value: {
                     error: ERROR_CATALOGUE['storage-unavailable'].code,
                     message: 'storage is unavailable',
@@ -358,7 +358,7 @@ export const openApiDocument = {
           '',
           '- **Static tokens**, set by the operator in `PLANT_STORE_TOKENS`, a JSON array such as',
           '  `[{"token": "<at least 16 characters>", "tenant": "acme", "scopes": ["plants:read", "plants:write"]}]`.',
-          '  With the memory store and no token configured, `plant-store serve` prints a development token.',
+          '  With no token configured, `plant-store serve` prints a development token (kept across restarts on the default storage).',
           '- **Managed tokens** (`pst_...`), issued and revoked with the `plant-store` command:',
           '  `plant-store tokens create --tenant acme --scope plants:read --scope plants:write` prints the',
           '  token once; `plant-store tokens list` and `plant-store tokens revoke <id>` manage them.',

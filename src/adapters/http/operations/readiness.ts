@@ -1,10 +1,10 @@
-import type { IncomingMessage, Server } from 'node:http';
-import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { problem } from '../error-catalogue.js';
 import { toProblem } from '../error-handler.js';
 import { answerJson } from '../json-answer.js';
 import { sharedPing } from './shared-ping.js';
+import { serverOf } from '../server/node-internals.js';
 
 /**
  * One thing /readyz asks: `name` is how its body's `failing` names it; `ping` resolves when it can
@@ -22,7 +22,7 @@ export interface ReadinessCheck {
  * `socket.server`), so that no flag has to be passed around.
  */
 function draining(req: IncomingMessage): boolean {
-  return (req.socket as Socket & { server?: Server }).server?.listening === false;
+  return serverOf(req.socket)?.listening === false;
 }
 
 /**

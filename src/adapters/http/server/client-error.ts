@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import { DEFAULT_LINGER_MS, destroyAfter, endAndDestroy } from './close-socket.js';
-import { responseInProgress } from './connection-slots.js';
+import { responseInProgress } from './node-internals.js';
 import { problem } from '../error-catalogue.js';
 import type { HttpProblem } from '../http-problem.js';
 import { answer, rawAnswer } from './raw-answer.js';

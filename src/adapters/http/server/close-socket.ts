@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { stopParsing } from './node-internals.js';
 
 /** How long a closed connection may wait for the client's own close before it is destroyed. */
 export const DEFAULT_LINGER_MS = 1000;
@@ -12,7 +13,6 @@ export const LINGER_BYTES = 256 * 1024;
 /** Connections in a lingering close: asked again (shutdown, node:http), nothing changes. */
 const lingering = new WeakSet<Socket>();
 
-/** Destroys the socket after `ms` unless it closes first. */
 export function destroyAfter(socket: Socket, ms: number): void {
   const timer = setTimeout(() => socket.destroy(), ms);
   timer.unref();
@@ -55,9 +55,7 @@ export function lingeringClose(socket: Socket, lingerMs = DEFAULT_LINGER_MS): vo
   }
   socket.setTimeout(0);
   destroyAfter(socket, lingerMs);
-  // Node's parser reads through its own 'data' listener once another is added (it stops consuming
-  // the handle): without its listener, what arrives is only counted and dropped.
-  socket.removeAllListeners('data');
+  stopParsing(socket);
   let dropped = 0;
   socket.on('data', (chunk: Buffer) => {
     dropped += chunk.length;

@@ -1,13 +1,11 @@
-import type { Server, ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey, networkKey } from './client-key.js';
+import { responseInProgress } from './node-internals.js';
 
 export interface ConnectionSlotLimits {
-  /** Connections open at once, over all addresses. */
   maxConnections: number;
-  /** Connections one client address (an IPv4 address, an IPv6 /64) may hold at once. */
   maxConnectionsPerAddress: number;
-  /** Connections one IPv6 /56 may hold at once, whatever /64s they come from. */
   maxConnectionsPerNetwork: number;
   /** Whether a peer is a trusted proxy, which carries many clients: no per-address bound. */
   exempt?: ((address: string) => boolean) | undefined;
@@ -15,25 +13,13 @@ export interface ConnectionSlotLimits {
   stalled?: ((socket: Socket) => boolean) | undefined;
 }
 
-/**
- * node:http's own reference to the response in progress on a connection (null between requests):
- * the one place its private `_httpMessage` is read, as Node's own clientError handler does, since
- * no public property says whether a connection is between requests.
- */
-export const responseInProgress = (socket: Socket): ServerResponse | undefined =>
-  (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
-
 const busy = (socket: Socket): boolean => responseInProgress(socket) !== undefined;
 
 /** The connections a server holds, as bounded by boundConnections. */
 export interface ConnectionSlots {
-  /** Every connection open now. */
   sockets(): Iterable<Socket>;
-  /**
-   * Closes every connection of the socket's client address and refuses its new ones for `ms` (a
-   * trusted proxy: never).
-   */
-  refuseAddress(socket: Socket, ms: number): void;
+  /** Closes every connection of a client address (its clientKey) and refuses its new ones for `ms`. */
+  refuseAddress(key: string, ms: number): void;
 }
 
 /** Addresses refused at once, at most; the oldest refusal is forgotten first, so no flood of addresses grows it. */
@@ -153,16 +139,12 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
     *sockets() {
       for (const [, held] of byAddress.entries()) yield* held;
     },
-    refuseAddress(socket, ms) {
-      const address = socket.remoteAddress ?? '';
-      if (limits.exempt?.(address) === true) return;
-      const key = clientKey(address);
+    refuseAddress(key, ms) {
       refused.delete(key);
       if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
       refused.set(key, Date.now() + ms);
-      // Its other connections go too, before their reads are parsed: an address that pipelines
-      // past the bound on one connection usually does on all of them, and each 64 kB read parsed
-      // is some 1,600 requests' worth of objects.
+      // Before their reads are parsed: an address that pipelines past the bound again and again
+      // usually does on all its connections, and each 64 kB read parsed is some 1,600 requests.
       for (const held of [...(byAddress.get(key) ?? [])]) held.destroy();
     },
   };

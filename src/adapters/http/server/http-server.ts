@@ -1,11 +1,25 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
+import {
+  CONNECTION_POLICIES,
+  inOrder,
+  REQUEST_POLICIES,
+} from '../../../composition/request-path.js';
 import { clientErrorHandler } from './client-error.js';
+import { clientKey } from './client-key.js';
 import { endAndDestroy, lingeringClose } from './close-socket.js';
-import { boundConnections, responseInProgress, type ConnectionSlots } from './connection-slots.js';
+import { boundConnections, type ConnectionSlots } from './connection-slots.js';
+import {
+  closeAfterAnswer,
+  keepsAlive,
+  onCloseAfterAnswer,
+  onCloseIdle,
+  responseInProgress,
+} from './node-internals.js';
+import { localRefusals, type OverrunRefusals } from './overrun-refusals.js';
 import { watchOutput, type OutputWatch } from './output-watch.js';
-import { answerInTurn } from './pipelined-answers.js';
+import { answerInTurn, type PipelinedAnswers } from './pipelined-answers.js';
 import { problem } from '../error-catalogue.js';
 import { countRawHeaders } from '../raw-headers.js';
 import { answer, rawAnswer } from './raw-answer.js';
@@ -54,8 +68,10 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
 };
 
 export interface HttpServerOptions {
-  /** Whether a peer is a trusted proxy (PLANT_STORE_TRUST_PROXY): exempt from the per-address bound. */
+  /** Whether a peer is a trusted proxy (PLANT_STORE_TRUST_PROXY): exempt from the per-address bounds and refusals. */
   trustedProxy?: ((address: string) => boolean) | undefined;
+  /** Who counts pipelining overruns and refuses addresses: this server alone unless told (workers). */
+  refusals?: OverrunRefusals | undefined;
 }
 
 /** A node:http server that knows the backlog to listen with. */
@@ -74,14 +90,6 @@ const EXPECTATION_FAILED = problem('expectation-failed');
 export const PIPELINING = { maxAnswers: 1, maxWaiting: 32 };
 
 /**
- * How long an address whose connection pipelined past PIPELINING.maxWaiting has its new
- * connections refused: parsing such a read costs the server far more than sending it costs the
- * client, so an address that does it is not served again at once (no browser or HTTP client
- * pipelines that far without reading).
- */
-export const OVERRUN_REFUSAL_MS = 10_000;
-
-/**
  * The node:http server for the application, with every limit of `limits` (defaults for those
  * absent) and the contract's Error body for what Node would otherwise answer itself: requests it
  * cannot parse or that time out (408, a stalled body included), `Expect` other than 100-continue
@@ -90,7 +98,7 @@ export const OVERRUN_REFUSAL_MS = 10_000;
 export function createHttpServer(
   listener: RequestListener,
   limits: Partial<HttpLimits> = {},
-  { trustedProxy }: HttpServerOptions = {},
+  { trustedProxy, refusals = localRefusals() }: HttpServerOptions = {},
 ): HttpServer {
   const bounds = { ...DEFAULT_HTTP_LIMITS, ...limits };
   // Node checks the header and request timeouts on this period; finer when they are short.
@@ -98,51 +106,78 @@ export function createHttpServer(
     10,
     Math.min(1000, Math.floor(Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs) / 4)),
   );
-  const handle: RequestListener = (req, res) => inTurn.listener(req, res);
-  const checked: RequestListener = (req, res) => {
-    // Shutting down (the server closed): answered, then the connection closes.
-    if (!server.listening) res.shouldKeepAlive = false;
-    if (req.headers.host === undefined && req.httpVersion === '1.1') {
-      answer(res, MISSING_HOST);
-    } else if (countRawHeaders(req.rawHeaders, 'host') > 1) {
-      // Node keeps the first of two; a proxy in front may have routed by the other.
-      answer(res, TWO_HOSTS);
-    } else {
-      listener(req, res);
-    }
-  };
-  // slots is made below, before any connection arrives.
-  const inTurn = answerInTurn(checked, PIPELINING, (socket) =>
-    slots.refuseAddress(socket, OVERRUN_REFUSAL_MS),
-  );
+  let inTurn!: PipelinedAnswers;
+  // The request policies, outermost first (request-path.ts), around the application's listener.
+  const handle = inOrder(REQUEST_POLICIES, {
+    'pipelined-answers': (next: RequestListener) => {
+      inTurn = answerInTurn(next, PIPELINING, (socket) => {
+        const address = socket.remoteAddress ?? '';
+        if (trustedProxy?.(address) !== true) refusals.overran(clientKey(address));
+      });
+      return inTurn.listener;
+    },
+    'host-check':
+      (next: RequestListener): RequestListener =>
+      (req, res) => {
+        // Shutting down (the server closed): answered, then the connection closes.
+        if (!server.listening) closeAfterAnswer(res);
+        if (req.headers.host === undefined && req.httpVersion === '1.1') {
+          answer(res, MISSING_HOST);
+        } else if (countRawHeaders(req.rawHeaders, 'host') > 1) {
+          // Node keeps the first of two; a proxy in front may have routed by the other.
+          answer(res, TWO_HOSTS);
+        } else {
+          next(req, res);
+        }
+      },
+  }).reduceRight((next, policy) => policy(next), listener);
   const server = createServer(
     {
       headersTimeout: bounds.headersTimeoutMs,
       requestTimeout: bounds.requestTimeoutMs,
       connectionsCheckingInterval: checkEvery,
-      // Checked below, so that the answer is an Error body rather than Node's empty 400.
+      // Checked by host-check, so that the answer is an Error body rather than Node's empty 400.
       requireHostHeader: false,
     },
     handle,
   );
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
-  const slots = boundConnections(server, {
-    maxConnections: bounds.maxConnections,
-    maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
-    maxConnectionsPerNetwork: bounds.maxConnectionsPerNetwork,
-    exempt: trustedProxy,
-    // Assigned below, before any connection arrives.
-    stalled: (socket) => output.stalled(socket),
+  // Each is installed before any connection arrives; they read each other only once one does.
+  let slots!: ConnectionSlots;
+  let output!: OutputWatch;
+  const connectionPolicies = inOrder(CONNECTION_POLICIES, {
+    'connection-slots': () => {
+      slots = boundConnections(server, {
+        maxConnections: bounds.maxConnections,
+        maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
+        maxConnectionsPerNetwork: bounds.maxConnectionsPerNetwork,
+        exempt: trustedProxy,
+        stalled: (socket) => output.stalled(socket),
+      });
+      refusals.onRefusal((key, ms) => slots.refuseAddress(key, ms));
+    },
+    // node:http's own destroys idle connections at once, resetting a request that has arrived and
+    // not been read yet; and it destroys a connection as soon as its last answer is written.
+    'lingering-close': () => {
+      onCloseIdle(server, () => closeBetweenRequests(slots, bounds.lingerMs));
+      server.on('connection', (socket: Socket) => {
+        onCloseAfterAnswer(socket, () => lingeringClose(socket, bounds.lingerMs));
+      });
+    },
+    'output-watch': () => {
+      output = watchOutput(
+        server,
+        {
+          sendTimeoutMs: bounds.sendTimeoutMs,
+          maxBufferedOutputBytes: bounds.maxBufferedOutputBytes,
+          intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
+        },
+        inTurn.waitingOutput,
+      );
+    },
   });
-  // server.close() calls this (and the shutdown in composition/serve.ts may too): node:http's own destroys idle
-  // connections at once, resetting a request that has arrived and not been read yet.
-  server.closeIdleConnections = () => closeBetweenRequests(slots, bounds.lingerMs);
-  // node:http ends a connection after an answer with `Connection: close` through destroySoon,
-  // which destroys it as soon as the answer is written: a lingering close instead.
-  server.on('connection', (socket: Socket) => {
-    socket.destroySoon = () => lingeringClose(socket, bounds.lingerMs);
-  });
+  for (const install of connectionPolicies) install();
   const onClientError = clientErrorHandler(bounds.lingerMs);
   server.on('clientError', onClientError);
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
@@ -169,15 +204,6 @@ export function createHttpServer(
   server.on('connect', (_req, socket: Socket) =>
     endAndDestroy(socket, CONNECT_REFUSED, bounds.lingerMs),
   );
-  const output: OutputWatch = watchOutput(
-    server,
-    {
-      sendTimeoutMs: bounds.sendTimeoutMs,
-      maxBufferedOutputBytes: bounds.maxBufferedOutputBytes,
-      intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
-    },
-    inTurn.waitingOutput,
-  );
   return Object.assign(server, { backlog: bounds.backlog });
 }
 
@@ -203,8 +229,8 @@ function closeBetweenRequests(slots: ConnectionSlots, lingerMs: number): void {
   for (const socket of slots.sockets()) {
     const response = responseInProgress(socket);
     if (response === undefined) later(socket);
-    else if (!response.headersSent) response.shouldKeepAlive = false;
-    else if (response.shouldKeepAlive) response.once('finish', () => later(socket));
+    else if (!response.headersSent) closeAfterAnswer(response);
+    else if (keepsAlive(response)) response.once('finish', () => later(socket));
   }
 }
 

@@ -40,7 +40,7 @@ export class MemoryPlantStore implements PlantStore {
   private readonly maxPlants: number;
   private readonly heap: HeapGuard;
 
-  /** `events`: where events are recorded durably (the webhook outbox file); none by default. */
+  /** `events`: where events are recorded (the memory outbox); none by default. */
   constructor(
     options: MemoryPlantStoreOptions = {},
     private readonly events?: { record(tenant: string, event: PlantEvent): Promise<void> },

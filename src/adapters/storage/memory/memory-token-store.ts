@@ -2,8 +2,8 @@ import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain
 import type { TokenStore } from '../../../ports/token-store.js';
 
 /**
- * Managed tokens in process memory, for the library and tests. The `plant-store` command runs in
- * another process than the server, so with the memory storage the service uses FileTokenStore.
+ * Managed tokens in process memory: the memory storage's, forgotten with its plants. The
+ * `plant-store tokens` command runs in another process, which cannot reach them (it refuses).
  */
 export class MemoryTokenStore implements TokenStore {
   private readonly tokens = new Map<string, ManagedToken>();

@@ -4,6 +4,7 @@ import {
   type AnyBulkWriteOperation,
   type Collection,
   type MongoClient,
+  type ObjectId,
 } from 'mongodb';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
@@ -12,6 +13,7 @@ import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
 import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import type { PlantCounts } from './plant-counts.js';
+import { bulkWriteChunks } from './bulk-write-chunks.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
 export interface PlantDocument {
@@ -60,6 +62,9 @@ const PROJECTION = { _id: 0, id: 1, name: 1, tag: 1 } as const;
  * is built here from a string tenant and a bigint id, so no request value can become an operator.
  */
 export class MongoPlantStore implements PlantStore {
+  /** On FerretDB, the last batch imported: the next waits for it (see importBatch). */
+  private lastImport: Promise<unknown> = Promise.resolve();
+
   constructor(
     private readonly client: MongoClient,
     private readonly plants: Collection<PlantDocument>,
@@ -69,6 +74,8 @@ export class MongoPlantStore implements PlantStore {
     private readonly probe?: Collection<ProbeDocument>,
     /** Absent: events are not recorded (no webhooks). */
     private readonly eventEntries?: EventEntries,
+    /** Whether the server is FerretDB, whose v1 imports need another plan (see importBatch). */
+    private readonly ferretdb = false,
   ) {}
 
   /** One insertOne: the event's deliveries live in the plant's own document, so both or neither. */
@@ -162,9 +169,24 @@ export class MongoPlantStore implements PlantStore {
 
   /**
    * One find of the batch's ids, places reserved for the new plants at once (with a quota), then
-   * one unordered bulkWrite: the inserts (no pending deliveries: no event) and the overwrites.
+   * one unordered bulkWrite: the inserts (no pending deliveries: no event) and the overwrites. On
+   * FerretDB, one batch at a time, found by the range of its ids and overwritten FERRETDB_UPDATES
+   * plants a bulkWrite.
    */
-  async importBatch(
+  importBatch(
+    tenant: string,
+    plants: readonly StoredPlant[],
+    overwrite: boolean,
+  ): Promise<ImportOutcome[]> {
+    if (!this.ferretdb) return this.importNow(tenant, plants, overwrite);
+    // FerretDB reads the whole collection for each find and takes one write at a time: batches
+    // sent together only share its CPU and wait on SQLite's lock, each past the deadline.
+    const turn = this.lastImport.then(() => this.importNow(tenant, plants, overwrite));
+    this.lastImport = turn.catch(() => {});
+    return turn;
+  }
+
+  private async importNow(
     tenant: string,
     plants: readonly StoredPlant[],
     overwrite: boolean,
@@ -174,7 +196,7 @@ export class MongoPlantStore implements PlantStore {
     const outcomes: ImportOutcome[] = [];
     const fresh: number[] = [];
     for (const [index, plant] of plants.entries()) {
-      const present = held.get(plant.id);
+      const present = held.get(plant.id)?.plant;
       if (present === undefined) fresh.push(index);
       outcomes.push(
         present === undefined
@@ -205,11 +227,14 @@ export class MongoPlantStore implements PlantStore {
           plant.tag === undefined
             ? { $set: { name: plant.name }, $unset: { tag: '' as const } }
             : { $set: { name: plant.name, tag: plant.tag } };
-        writes.push({ index, operation: { updateOne: { filter: key(tenant, plant.id), update } } });
+        // By _id alone, the one filter FerretDB v1 looks up instead of reading the collection;
+        // a document's tenant and id never change, so it is still this plant, or gone.
+        const filter = { _id: held.get(plant.id)!._id };
+        writes.push({ index, operation: { updateOne: { filter, update } } });
       }
     }
     if (writes.length === 0) return outcomes;
-    const raced = await this.run(() => this.bulkWrite(writes.map((write) => write.operation)));
+    const raced = await this.bulkWrite(writes.map((write) => write.operation));
     if (raced.length === 0) return outcomes;
     // Inserts another writer beat to the id: their places go back and they are looked at again.
     const lost = raced.map((at) => writes[at]!.index);
@@ -219,27 +244,57 @@ export class MongoPlantStore implements PlantStore {
       lost.map((index) => plants[index]!),
     );
     for (const index of lost) {
-      const present = now.get(plants[index]!.id);
+      const present = now.get(plants[index]!.id)?.plant;
       outcomes[index] =
         present !== undefined && samePlant(present, plants[index]!) ? 'present' : 'conflict';
     }
     return outcomes;
   }
 
-  /** The tenant's plants with the ids of `plants`, by id. */
+  /** The tenant's plants with the ids of `plants`, and their documents' _id, by id. */
   private async held(
     tenant: string,
     plants: readonly StoredPlant[],
-  ): Promise<Map<PlantId, StoredPlant>> {
+  ): Promise<Map<PlantId, { plant: StoredPlant; _id: ObjectId }>> {
     const ids = plants.map((plant) => exact(plant.id));
+    // FerretDB reads every document of the collection for a find, and compares each with each
+    // id of an $in: a range costs it a comparison or two (the plants between come along).
+    const range = this.ferretdb && {
+      $gte: ids.reduce((a, b) => (a < b ? a : b)),
+      $lte: ids.reduce((a, b) => (a > b ? a : b)),
+    };
     const documents = await this.run(() =>
-      this.plants.find({ ...key(tenant), id: { $in: ids } }, { projection: PROJECTION }).toArray(),
+      this.plants
+        .find(
+          { ...key(tenant), id: range || { $in: ids } },
+          { projection: { ...PROJECTION, _id: 1 } },
+        )
+        .toArray(),
     );
-    return new Map(documents.map((document) => [BigInt(document.id), toStoredPlant(document)]));
+    return new Map(
+      documents.map((document) => [
+        BigInt(document.id),
+        { plant: toStoredPlant(document), _id: document._id },
+      ]),
+    );
   }
 
-  /** Runs the writes unordered; resolves the indexes of the inserts refused as duplicates. */
+  /**
+   * Runs the writes unordered, each bulkWrite within the deadline; resolves the indexes of the
+   * inserts refused as duplicates.
+   */
   private async bulkWrite(operations: AnyBulkWriteOperation<PlantDocument>[]): Promise<number[]> {
+    const raced: number[] = [];
+    for (const { start, chunk } of bulkWriteChunks(operations, this.ferretdb)) {
+      const lost = await this.run(() => this.bulkWriteOnce(chunk));
+      raced.push(...lost.map((at) => at + start));
+    }
+    return raced;
+  }
+
+  private async bulkWriteOnce(
+    operations: AnyBulkWriteOperation<PlantDocument>[],
+  ): Promise<number[]> {
     try {
       await this.plants.bulkWrite(operations, { ordered: false });
       return [];

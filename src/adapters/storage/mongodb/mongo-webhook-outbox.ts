@@ -2,6 +2,7 @@ import { ObjectId, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { newEventId } from '../../../application/webhook-ids.js';
+import { bulkWriteChunks } from './bulk-write-chunks.js';
 import { withinDeadline } from './mongo-errors.js';
 import type { PendingEntry, PlantDocument } from './mongo-plant-store.js';
 import type { MongoWebhookSubscriptions } from './mongo-webhook-subscriptions.js';
@@ -23,7 +24,11 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   private completions: { delivery: PendingDelivery; settle: (error?: unknown) => void }[] = [];
   private flushing: Promise<void> | undefined;
 
-  constructor(private readonly plants: Collection<PlantDocument>) {}
+  constructor(
+    private readonly plants: Collection<PlantDocument>,
+    /** Whether the server is FerretDB, whose v1 takes few updates a command (see claim). */
+    private readonly ferretdb = false,
+  ) {}
 
   /** What the plant store puts in a new plant's document for the tenant's subscribers. */
   static entries(subscriptions: MongoWebhookSubscriptions) {
@@ -107,8 +112,10 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         },
       });
     }
-    if (leases.length > 0) {
-      await withinDeadline(() => this.plants.bulkWrite(leases, { ordered: false }));
+    // One bulkWrite on MongoDB; a few updates each on FerretDB, whose v1 never completes a command
+    // of 100 updates (bulk-write-chunks.ts), and a claim takes up to the dispatcher's concurrency.
+    for (const { chunk } of bulkWriteChunks(leases, this.ferretdb)) {
+      await withinDeadline(() => this.plants.bulkWrite(chunk, { ordered: false }));
     }
     return deliveries;
   }

@@ -81,6 +81,7 @@ export async function openMongoStorage(
   if (deps.outages) watchTopology(client, where, deps.outages);
   const database = client.db(name);
   const plants = database.collection<PlantDocument>(COLLECTION);
+  const ferretdb = await isFerretDb(client);
   const subscriptions = new MongoWebhookSubscriptions(
     undefined,
     database.collection<{ _id: string }>(WEBHOOK_COLLECTION),
@@ -91,15 +92,16 @@ export async function openMongoStorage(
     plants: new MongoPlantStore(
       client,
       plants,
-      await plantCounts(client, database, config),
+      plantCounts(database, config, ferretdb),
       database.collection<ProbeDocument>(PROBE_COLLECTION),
       MongoWebhookOutbox.entries(subscriptions),
+      ferretdb,
     ),
     tokens: new MongoTokenStore(database.collection<TokenDocument>(TOKEN_COLLECTION)),
     webhooks: subscriptions,
-    outbox: new MongoWebhookOutbox(plants),
+    outbox: new MongoWebhookOutbox(plants, ferretdb),
     // The limits count on this client too, in the collection prepare() indexed.
-    limiterStore: { kind: 'mongodb', client, database: name },
+    limiterStore: { kind: 'mongodb', client, database: name, ferretdb },
     close: () => client.close(),
   };
 }
@@ -171,21 +173,26 @@ async function ensureLimitIndexes(database: Db): Promise<void> {
 }
 const NOT_IMPLEMENTED = 238;
 
-/** The quota's counts (docs/storage-mongodb.md), or none when the quota is off or cannot hold. */
-async function plantCounts(
-  client: MongoClient,
-  database: Db,
-  config: { maxPlantsPerTenant?: number },
-): Promise<{ quota: PlantCounts; max: number } | undefined> {
-  const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
-  if (max === 0) return undefined;
-  // FerretDB names itself in buildInfo. Its v1 applies updates without atomicity, so a count
-  // there would not hold the quota, and its contended write per create slows every create.
+/** Whether the server is FerretDB, which names itself in buildInfo. */
+async function isFerretDb(client: MongoClient): Promise<boolean> {
   const info = await client
     .db('admin')
     .command({ buildInfo: 1 })
     .catch(() => ({}));
-  if ((info as { ferretdbVersion?: unknown }).ferretdbVersion !== undefined) return undefined;
+  return (info as { ferretdbVersion?: unknown }).ferretdbVersion !== undefined;
+}
+
+/** The quota's counts (docs/storage-mongodb.md), or none when the quota is off or cannot hold. */
+function plantCounts(
+  database: Db,
+  config: { maxPlantsPerTenant?: number },
+  ferretdb: boolean,
+): { quota: PlantCounts; max: number } | undefined {
+  const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
+  if (max === 0) return undefined;
+  // FerretDB's v1 applies updates without atomicity, so a count there would not hold the quota,
+  // and its contended write per create slows every create.
+  if (ferretdb) return undefined;
   const counts = database.collection<CountDocument>(COUNT_COLLECTION);
   return { quota: new PlantCounts(counts, max), max };
 }

@@ -103,8 +103,18 @@ const IMPORT_OUTCOMES: readonly ImportOutcome[] = [
   'quota',
 ];
 
-/** Keys SCAN reads per call: a tenant page scans the whole prefix, so fewer round trips count. */
+/** Keys SCAN reads per call: a pass reads the whole prefix, so fewer round trips count. */
 const SCAN_COUNT = '1000';
+
+/** The tenants one SCAN pass read, sorted, and how many of them were paged out already. */
+interface Walk {
+  tenants: string[];
+  next: number;
+  timer?: NodeJS.Timeout;
+}
+/** Walks kept at once (exports paging at the same time), and how long one waits for its next page. */
+const MAX_WALKS = 8;
+const WALK_IDLE_MS = 60_000;
 
 // A script declared with a shebang and no flags may write, so Redis 7 refuses to run it while
 // writes are refused (OOM, MISCONF, READONLY); it writes nothing, so readiness costs no key.
@@ -121,15 +131,6 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 /** The prefix as a SCAN pattern matching itself alone. */
 const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
 
-/** Inserts `tenant` into the sorted `lowest` unless present, keeping at most `limit`. */
-function keepLowest(lowest: string[], tenant: string, limit: number): void {
-  let at = lowest.length;
-  while (at > 0 && compareTenants(lowest[at - 1]!, tenant) > 0) at--;
-  if (at >= limit || lowest[at - 1] === tenant) return;
-  lowest.splice(at, 0, tenant);
-  if (lowest.length > limit) lowest.pop();
-}
-
 function checkPrefix(prefix: string): void {
   if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
 }
@@ -140,6 +141,9 @@ function checkPrefix(prefix: string): void {
  * without the other; each operation is one atomic command or script, one round trip.
  */
 export class RedisPlantStore implements PlantStore {
+  /** Walks through the tenants, by the last tenant of the page each served (see tenants). */
+  private readonly walks = new Map<string, Walk>();
+
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
@@ -192,14 +196,29 @@ export class RedisPlantStore implements PlantStore {
   }
 
   /**
-   * SCAN over the prefix's plant keys on every master (Redis orders nothing), keeping the `limit`
-   * lowest tenants above `after`: memory bounded by `limit`, one pass over the keys per page.
+   * One SCAN pass over the prefix's plant keys on every master (Redis orders nothing) reads every
+   * tenant above `after`, sorted; the pages that continue from this one (`after` its last tenant)
+   * are served from that reading, so an export costs one pass however many pages it reads, and
+   * memory holds its tenants' names (about 100 bytes each) until its last page or WALK_IDLE_MS.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
+    let walk = after === undefined ? undefined : this.walks.get(after);
+    if (walk === undefined) walk = { tenants: await this.scanTenants(after), next: 0 };
+    else this.walks.delete(after!);
+    clearTimeout(walk.timer);
+    const page = walk.tenants.slice(walk.next, walk.next + limit);
+    walk.next += page.length;
+    // A full page is followed by another call, even when the walk has nothing left.
+    if (page.length === limit) this.keepWalk(page.at(-1)!, walk);
+    return page;
+  }
+
+  /** Every tenant above `after` holding plants, in code-point order: one SCAN pass. */
+  private async scanTenants(after: string | undefined): Promise<string[]> {
     const match = `${globEscaped(this.prefix)}{*}:plants`;
     const start = this.prefix.length + 1;
-    const lowest: string[] = [];
+    const found: string[] = [];
     const nodes = 'nodes' in this.client ? this.client.nodes('master') : [this.client];
     for (const node of nodes) {
       let cursor = '0';
@@ -212,12 +231,23 @@ export class RedisPlantStore implements PlantStore {
           const encoded = key.slice(start, -'}:plants'.length);
           if (!BASE64URL.test(encoded)) continue;
           const tenant = Buffer.from(encoded, 'base64url').toString('utf8');
-          if (after !== undefined && compareTenants(tenant, after) <= 0) continue;
-          keepLowest(lowest, tenant, limit);
+          if (after === undefined || compareTenants(tenant, after) > 0) found.push(tenant);
         }
       } while (cursor !== '0');
     }
-    return lowest;
+    // SCAN may return a key twice (a rehash during the pass).
+    return [...new Set(found)].sort(compareTenants);
+  }
+
+  /** Keeps `walk` for the page after `last`, a few walks at most, each for WALK_IDLE_MS. */
+  private keepWalk(last: string, walk: Walk): void {
+    if (this.walks.size >= MAX_WALKS) {
+      const [oldest, dropped] = this.walks.entries().next().value!;
+      clearTimeout(dropped.timer);
+      this.walks.delete(oldest);
+    }
+    walk.timer = setTimeout(() => this.walks.delete(last), WALK_IDLE_MS).unref();
+    this.walks.set(last, walk);
   }
 
   /** One script for the whole batch (see IMPORT_LUA). */

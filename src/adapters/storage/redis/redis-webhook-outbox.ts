@@ -1,7 +1,7 @@
 import type { Result } from 'ioredis';
-import { isWebhookEventType } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { withinDeadline } from '../deadline.js';
+import { toPendingDelivery } from '../webhook-record.js';
 import { isUnavailableError, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 import { webhookKeys, webhookTenantsKey } from './redis-webhook-keys.js';
@@ -116,18 +116,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
 
   private decode(tenant: string, key: string, json: string): PendingDelivery | undefined {
     if (json === '') return undefined;
-    const stored = JSON.parse(json) as Stored;
-    if (!isWebhookEventType(stored.type)) return undefined;
-    return {
-      key,
-      tenant,
-      subscriptionId: stored.sub,
-      eventId: stored.event,
-      type: stored.type,
-      body: stored.body,
-      attempts: Number(stored.attempts),
-      createdAt: new Date(Number(stored.at)),
-    };
+    return toPendingDelivery(tenant, key, JSON.parse(json) as Stored);
   }
 
   /** Forgets the delivery; the completions of a tenant within one turn share one round trip. */

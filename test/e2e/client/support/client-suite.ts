@@ -9,7 +9,7 @@ import {
   PlantStoreNetworkError,
   PlantStoreResponseError,
   type PlantStoreClientOptions,
-} from '../../../../src/client/index.js';
+} from '../../../../packages/client/src/index.js';
 import { freePort } from '../../../support/free-port.js';
 import { Api, type Role } from '../../../support/http-harness.js';
 

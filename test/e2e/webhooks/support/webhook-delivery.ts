@@ -84,6 +84,10 @@ export function webhookDeliverySuite(storage: () => StorageOptions): void {
     receiver.mode = 'fail';
     expect((await api.create(8n, 'failing')).status).to.equal(200);
     await until(() => receiver.refused >= 3);
+    // An attempt's failure is recorded after its answer arrives: wait for the records to catch up.
+    await eventually(
+      async () => (await api.subscriptions!.list(api.tenant))[0]!.health.failures >= 2,
+    );
     const [subscription] = await api.subscriptions!.list(api.tenant);
     expect(subscription!.health.failures).to.be.at.least(2);
     expect(subscription!.health.lastError).to.match(/^HTTP 500: receiver failing on purpose/);

@@ -1,11 +1,16 @@
 import { expect } from 'chai';
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { JwtTokenVerifier } from '../../../../src/adapters/auth/jwt-token-verifier.js';
+import {
+  JWKS_MAX_BYTES,
+  JwtTokenVerifier,
+} from '../../../../src/adapters/auth/jwt-token-verifier.js';
 import { isPlantError } from '../../../../src/domain/errors.js';
 import { freePort } from '../../../support/free-port.js';
 import { IdentityProvider, signingKey } from '../../../support/identity-provider.js';
 import { rejection } from '../../../support/rejection.js';
 import { jwtConfigFor } from '../../../support/token-kinds.js';
+
+const MB = 1024 * 1024;
 
 describe('JwtTokenVerifier', () => {
   let provider: IdentityProvider;
@@ -59,6 +64,37 @@ describe('JwtTokenVerifier', () => {
     const error = await rejection(verifier.verify(await provider.sign({ tenant: 't' })));
 
     expect(isPlantError(error) && error.code).to.equal('token-verification-unavailable');
+  });
+
+  it('when the provider streams a key set of 50 MB, then the verifier cuts it past 1 MiB, answers unavailable, logs once, and recovers once the set is normal', async () => {
+    const lines: string[] = [];
+    const log = (level: string) => (_: object, message?: string) =>
+      lines.push(`${level} ${message}`);
+    const logger = { debug() {}, info: log('info'), warn: log('warn'), error: log('error') };
+    const verifier = new JwtTokenVerifier(jwtConfigFor(provider), { logger });
+    const token = await provider.sign({ tenant: 't' });
+    provider.oversized = { bytes: 50 * MB, chunkBytes: 64 * 1024, everyMs: 5 };
+
+    const refusals = [];
+    for (let i = 0; i < 3; i++) {
+      refusals.push(await rejection(verifier.verify(token)));
+      const sent = await provider.oversizedSent!;
+      // Past the bound, less what the sockets of both ends hold before the client reads it.
+      expect(sent.whole).to.equal(false);
+      expect(sent.written).to.be.below(JWKS_MAX_BYTES + 8 * MB);
+    }
+    provider.oversized = undefined;
+    const accepted = await verifier.verify(token);
+
+    for (const error of refusals) {
+      expect(isPlantError(error) && error.code).to.equal('token-verification-unavailable');
+    }
+    expect(provider.fetches).to.equal(4);
+    expect(accepted).to.deep.equal({ tenant: 't', scopes: [] });
+    expect(lines).to.deep.equal([
+      'warn the JWKS could not be fetched',
+      'info the JWKS can be fetched again',
+    ]);
   });
 
   it('when the tenant claim is configured, then that claim names the tenant', async () => {

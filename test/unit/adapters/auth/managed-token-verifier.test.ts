@@ -72,6 +72,21 @@ describe('ManagedTokenVerifier', () => {
     });
   });
 
+  it('when a stored token names a tenant that is not NFC (stored before the rule), then it is refused', async () => {
+    // A store whose record says `cafe` + U+0301: the issuing door refuses that tenant now.
+    const edited = new (class extends MemoryTokenStore {
+      override async find(id: string) {
+        const record = await super.find(id);
+        return record && { ...record, tenant: 'cafe\u0301' };
+      }
+    })();
+    const { token } = await issueToken(edited, { tenant: 'caf\u00e9', scopes: ['plants:read'] });
+
+    const own = new ManagedTokenVerifier(edited, { ttlMs: TOKEN_CACHE_TTL_MS, capacity: 3 });
+
+    expect(await own.verify(token)).to.equal(undefined);
+  });
+
   it('when the secret differs in one character, then it resolves undefined', async () => {
     const { token } = await issueToken(store, request);
     const last = token.at(-1) === 'A' ? 'B' : 'A';

@@ -65,6 +65,17 @@ describe('parseJsonObject', () => {
         .with.property('code', 40001);
     });
   }
+
+  it('when the parser quotes control or bidirectional characters of the body, then the message holds them escaped', () => {
+    expect(() => parseJsonObject(bytes('{"\\u001b[2J\u202E":1,"\\u001b[2J\u202E":2}')))
+      .to.throw(HttpProblem)
+      .with.property('message')
+      .that.includes("Duplicate key '\\u001B[2J\\u202E'");
+    expect(() => parseJsonObject(bytes('{"a":1 \u0085}')))
+      .to.throw(HttpProblem)
+      .with.property('message')
+      .that.includes("'\\u0085'");
+  });
 });
 
 describe('parseJsonObject on plant-shaped bodies (its fast path)', () => {

@@ -17,9 +17,8 @@ const PARENT_ID = '00f067aa0ba902b7';
 
 async function serve(): Promise<{ service: Service; server: Server; base: string }> {
   const service = await buildService({
-    ...loadConfig({ LOG_LEVEL: 'silent' }),
+    ...loadConfig({ LOG_LEVEL: 'silent', PLANT_STORE_STORAGE: 'memory' }),
     staticTokens: [{ token: TOKEN, tenant: 'traced', scopes: ['plants:read', 'plants:write'] }],
-    tokenFile: '/nonexistent/plant-store-tracing/tokens.json',
   });
   const server = createServer(service.app.callback()).listen(0, '127.0.0.1');
   await once(server, 'listening');

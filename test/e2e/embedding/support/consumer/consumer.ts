@@ -38,10 +38,11 @@ const { port } = server.address() as { port: number };
 
 // Over HTTP, through the bundled client: the id stays exact.
 const client = new PlantStoreClient({ baseUrl: `http://127.0.0.1:${port}`, token });
+const aroid: string | undefined = 'aroid' as string | undefined;
 const created: Plant = await client.createPlant({
   id: 9007199254740993n,
   name: 'Monstera',
-  tag: 'aroid',
+  tag: aroid,
 });
 let duplicate: number | undefined;
 try {
@@ -54,7 +55,9 @@ try {
 
 // The core, embedded in the same process, on the same store.
 const caller: Caller = { tenant: 'acme', scopes: ['plants:read', 'plants:write'] };
-const fern: NewPlant = { id: 2, name: 'Fern' };
+// Under exactOptionalPropertyTypes, a tag that may be undefined is accepted (and means no tag).
+const noTag: string | undefined = undefined as string | undefined;
+const fern: NewPlant = { id: 2, name: 'Fern', tag: noTag };
 await plants.createPlant(caller, fern);
 
 const names: string[] = [];

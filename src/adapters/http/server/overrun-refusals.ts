@@ -1,0 +1,89 @@
+import cluster from 'node:cluster';
+
+/**
+ * When a client address is refused for pipelining past the bound (pipelined-answers.ts): each
+ * overrun closes its own connection; the eighth within 10 s closes every connection of the address
+ * and refuses its new ones for 10 s. One overrun costs the server far more than the client, but
+ * one client behind a shared address (NAT) pipelining now and then (a few times in 10 s) must not
+ * lock out the others; an attack opens many connections at once and passes eight at its start.
+ */
+export const OVERRUN_REFUSAL = { overruns: 8, windowMs: 10_000, refusalMs: 10_000 };
+
+export type OverrunPolicy = typeof OVERRUN_REFUSAL;
+
+/** Where a server reports its overruns (by client key) and learns which addresses to refuse. */
+export interface OverrunRefusals {
+  overran(key: string): void;
+  onRefusal(refuse: (key: string, ms: number) => void): void;
+}
+
+/** Addresses counted at once, at most; the one counted least recently is forgotten first. */
+const KEYS_KEPT = 10_000;
+
+/** Overruns per key within the policy's window: `record` says when the key is to be refused. */
+export function overrunCounter(
+  { overruns, windowMs }: OverrunPolicy,
+  now: () => number = Date.now,
+): (key: string) => boolean {
+  const seen = new Map<string, number[]>();
+  return (key) => {
+    const at = now();
+    const times = (seen.get(key) ?? []).filter((time) => at - time < windowMs);
+    times.push(at);
+    seen.delete(key);
+    // A refused address starts counting again once its refusal is over.
+    if (times.length >= overruns) return true;
+    if (seen.size >= KEYS_KEPT) seen.delete(seen.keys().next().value!);
+    seen.set(key, times);
+    return false;
+  };
+}
+
+/** One process's refusals, counted by the server itself. */
+export function localRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): OverrunRefusals {
+  const record = overrunCounter(policy);
+  const listeners: ((key: string, ms: number) => void)[] = [];
+  return {
+    overran(key) {
+      if (record(key)) for (const refuse of listeners) refuse(key, policy.refusalMs);
+    },
+    onRefusal(refuse) {
+      listeners.push(refuse);
+    },
+  };
+}
+
+const OVERRUN = 'plant-store:overrun';
+const REFUSE = 'plant-store:refuse';
+
+interface RefusalMessage {
+  type: typeof OVERRUN | typeof REFUSE;
+  key: string;
+  ms?: number;
+}
+
+const isMessage = (message: unknown, type: RefusalMessage['type']): message is RefusalMessage =>
+  (message as RefusalMessage | null)?.type === type &&
+  typeof (message as RefusalMessage).key === 'string';
+
+/** A worker's refusals under `--workers`: counted by the primary for the whole instance. */
+export function workerRefusals(): OverrunRefusals {
+  return {
+    overran: (key) => process.send?.({ type: OVERRUN, key }),
+    onRefusal(refuse) {
+      process.on('message', (message: unknown) => {
+        if (isMessage(message, REFUSE)) refuse(message.key, message.ms ?? 0);
+      });
+    },
+  };
+}
+
+/** In the primary: counts the overruns every worker reports and tells every worker to refuse. */
+export function shareRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): void {
+  const record = overrunCounter(policy);
+  cluster.on('message', (_worker, message: unknown) => {
+    if (!isMessage(message, OVERRUN) || !record(message.key)) return;
+    const refusal: RefusalMessage = { type: REFUSE, key: message.key, ms: policy.refusalMs };
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(refusal);
+  });
+}

@@ -1,0 +1,196 @@
+import { mkdirSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { StorageOpenError } from '../storage-open-error.js';
+
+/** What this code writes; an environment marked with another format is refused. */
+export const FORMAT = { store: 'plant-store', format: 1 } as const;
+/** The environment's file in the data directory (LMDB adds `<file>-lock` beside it). */
+export const DATA_FILE = 'plants.mdb';
+/** The limits' environment: ephemeral counts, never flushed. */
+export const LIMITS_FILE = 'limits.mdb';
+
+const VARIABLE = 'PLANT_STORE_DATA_DIR';
+// Token digests and webhook secrets are in the files: the owner alone reads them. A directory or
+// file that already exists keeps the modes it has (the operator's choice).
+const DIRECTORY_MODE = 0o700;
+// lmdb-js hands `permissionsMode` to mdb_env_open (its src/env.cpp; 0664 by default), though its
+// declarations omit it: spread from a constant, so the excess-property check does not apply.
+const OWNER_ONLY = { permissionsMode: 0o600 };
+// An LMDB file begins with a meta page holding this magic after the page header (24 bytes in the
+// LMDB that lmdb-js 3 ships; MDB_MAGIC in lmdb.h).
+const MDB_MAGIC = 0xbeefc0de;
+const MAGIC_OFFSET = 24;
+
+/** Every database of the environment, by name. */
+export interface LmdbDatabases {
+  readonly root: RootDatabase;
+  /** tenant prefix + id -> [name] or [name, tag] */
+  readonly plants: Database<unknown, Buffer>;
+  /** tenant (UTF-8) -> plants it holds; tenants holding none are absent. */
+  readonly tenants: Database<number, Buffer>;
+  readonly tokens: Database<unknown, string>;
+  readonly webhooks: Database<unknown, string>;
+  /** tenant prefix + subscription id -> true: the tenant's subscriptions. */
+  readonly webhookIndex: Database<true, Buffer>;
+  /** tenant prefix + delivery key -> the delivery. */
+  readonly deliveries: Database<unknown, Buffer>;
+  /** due ms (8 bytes) + tenant prefix + delivery key -> true: what the outbox claims from. */
+  readonly due: Database<true, Buffer>;
+  /** Readiness' probe. */
+  readonly meta: Database<unknown, string>;
+}
+
+const DATABASES = ['plants', 'tenants', 'tokens', 'webhooks', 'webhookIndex', 'deliveries', 'due'];
+
+/** Makes the directory or says in one line why it cannot be. */
+export function makeDataDir(dataDir: string): void {
+  try {
+    makeDirectories(dataDir);
+    if (!statSync(dataDir).isDirectory()) throw new Error('not a directory');
+  } catch (error) {
+    throw openError(dataDir, `cannot be made or opened: ${reason(error)}`, error, 'data directory');
+  }
+}
+
+/**
+ * `mkdir -p`, each level tried once: Node's own recursive mkdir retries for ever where a parent
+ * exists and mkdir under it still answers ENOENT (under /proc/<pid>/), so a command would hang.
+ */
+function makeDirectories(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: DIRECTORY_MODE });
+  } catch (error) {
+    const { code } = error as NodeJS.ErrnoException;
+    if (code === 'EEXIST') return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw error;
+    makeDirectories(dirname(dir));
+    mkdirSync(dir, { mode: DIRECTORY_MODE });
+  }
+}
+
+/**
+ * Opens (creating when absent) the environment of `dataDir`, refusing a file that is not an LMDB
+ * environment, an environment another program wrote, and one of another format.
+ */
+export function openEnvironment(
+  dataDir: string,
+  options: { noSync?: boolean } = {},
+): LmdbDatabases {
+  makeDataDir(dataDir);
+  const path = join(dataDir, DATA_FILE);
+  checkMagic(path);
+  let root: RootDatabase;
+  try {
+    root = open({
+      path,
+      maxDbs: DATABASES.length + 2,
+      eventTurnBatching: false,
+      // lmdb-js's overlapping sync lost acknowledged commits of a process while other processes
+      // opened and closed the environment (about 1 in 5,000 over 40 openings, none without it):
+      // a commit flushes before it is answered, and grouped commits share that flush.
+      overlappingSync: false,
+      ...OWNER_ONLY,
+      ...(options.noSync && { noSync: true }),
+    });
+  } catch (error) {
+    throw openError(path, `cannot be opened: ${reason(error)}`, error);
+  }
+  try {
+    // Before any database is made, so that another program's environment is left as it was.
+    checkNames(root, path);
+    const meta = root.openDB<unknown, string>({ name: 'meta', keyEncoding: 'ordered-binary' });
+    checkFormat(meta, path);
+    const binary = (name: string) => root.openDB<never, Buffer>({ name, keyEncoding: 'binary' });
+    return {
+      root,
+      plants: binary('plants'),
+      tenants: binary('tenants'),
+      tokens: root.openDB({ name: 'tokens' }),
+      webhooks: root.openDB({ name: 'webhooks' }),
+      webhookIndex: binary('webhookIndex'),
+      deliveries: binary('deliveries'),
+      due: binary('due'),
+      meta,
+    };
+  } catch (error) {
+    void root.close().catch(() => {});
+    if (error instanceof StorageOpenError) throw error;
+    throw openError(path, `cannot be opened: ${reason(error)}`, error);
+  }
+}
+
+/** The limits' environment: a file of its own, opened without flushing (counts last a second). */
+export function openLimitsEnvironment(dataDir: string): RootDatabase {
+  const path = join(dataDir, LIMITS_FILE);
+  checkMagic(path);
+  try {
+    return open({ path, noSync: true, ...OWNER_ONLY });
+  } catch (error) {
+    throw openError(path, `cannot be opened: ${reason(error)}`, error);
+  }
+}
+
+/** A file that exists and is not empty must begin as an LMDB file does. */
+function checkMagic(path: string): void {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw openError(path, `cannot be read: ${reason(error)}`, error);
+  }
+  try {
+    const header = Buffer.alloc(MAGIC_OFFSET + 4);
+    const read = readSync(fd, header, 0, header.length, 0);
+    if (read === 0) return;
+    if (read < header.length || header.readUInt32LE(MAGIC_OFFSET) !== MDB_MAGIC) {
+      throw openError(path, 'is not an LMDB environment (a foreign or damaged file); move it away');
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const foreign = (path: string): StorageOpenError =>
+  openError(path, 'holds an LMDB environment that plant-store did not write; move it away');
+
+/** The root database names the named databases: any other key is another program's data. */
+function checkNames(root: RootDatabase, path: string): void {
+  for (const key of root.getKeys({ limit: 64 })) {
+    if (typeof key !== 'string' || !['meta', ...DATABASES].includes(key)) throw foreign(path);
+  }
+}
+
+/** Marks a new environment with FORMAT; refuses one marked with another. */
+function checkFormat(meta: Database<unknown, string>, path: string): void {
+  const found = meta.get('format') as { store?: unknown; format?: unknown } | undefined;
+  if (found === undefined) {
+    meta.transactionSync(() => {
+      if (meta.get('format') === undefined) void meta.put('format', FORMAT);
+    });
+    return;
+  }
+  if (found.store !== FORMAT.store) throw foreign(path);
+  if (found.format !== FORMAT.format) {
+    throw openError(
+      path,
+      `holds plant-store data of format ${String(found.format)}, and this version reads format ${FORMAT.format}; use the version that wrote it`,
+    );
+  }
+}
+
+/** Node's code (`ENOTDIR`) when it has one, else the message (lmdb-js's codes are numbers). */
+function reason(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { code } = error as { code?: unknown };
+  return typeof code === 'string' ? code : error.message;
+}
+
+/** One line: `data file /path (PLANT_STORE_DATA_DIR) is ...`. */
+const openError = (
+  path: string,
+  problem: string,
+  cause?: unknown,
+  what = 'data file',
+): StorageOpenError => new StorageOpenError(`${what} ${path}`, VARIABLE, problem, { cause });

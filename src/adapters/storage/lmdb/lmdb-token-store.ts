@@ -1,0 +1,111 @@
+import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
+import type { TokenStore } from '../../../ports/token-store.js';
+import type { LmdbDatabases } from './lmdb-environment.js';
+import type { LmdbWriter } from './lmdb-writer.js';
+
+/** A token as stored: its times in epoch ms. */
+interface TokenRecord {
+  name: string;
+  tenant: string;
+  scopes: string[];
+  digest: string;
+  createdAt: number;
+  expiresAt?: number;
+  revokedAt?: number;
+  lastUsedAt?: number;
+}
+
+const text = (value: string): string => {
+  if (typeof value !== 'string') throw new TypeError('token ids and tenants must be strings');
+  return value;
+};
+
+function toRecord(token: ManagedToken): TokenRecord {
+  return {
+    ...{ name: token.name, tenant: token.tenant, scopes: [...token.scopes] },
+    ...{ digest: token.digest, createdAt: token.createdAt.getTime() },
+    ...(token.expiresAt && { expiresAt: token.expiresAt.getTime() }),
+    ...(token.revokedAt && { revokedAt: token.revokedAt.getTime() }),
+    ...(token.lastUsedAt && { lastUsedAt: token.lastUsedAt.getTime() }),
+  };
+}
+
+function toToken(id: string, record: TokenRecord): ManagedToken {
+  const at = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms));
+  const expiresAt = at(record.expiresAt);
+  const revokedAt = at(record.revokedAt);
+  const lastUsedAt = at(record.lastUsedAt);
+  return {
+    id,
+    name: record.name,
+    tenant: record.tenant,
+    scopes: record.scopes as ManagedToken['scopes'],
+    digest: record.digest,
+    createdAt: new Date(record.createdAt),
+    ...(expiresAt && { expiresAt }),
+    ...(revokedAt && { revokedAt }),
+    ...(lastUsedAt && { lastUsedAt }),
+  };
+}
+
+/** Managed tokens in the environment, by id: a revocation by the CLI is read by every process. */
+export class LmdbTokenStore implements TokenStore {
+  constructor(
+    private readonly dbs: LmdbDatabases,
+    private readonly writer: LmdbWriter,
+  ) {}
+
+  create(token: ManagedToken): Promise<boolean> {
+    const id = text(token.id);
+    const record = toRecord(token);
+    return this.writer.write(() => {
+      if (this.dbs.tokens.doesExist(id)) return false;
+      void this.dbs.tokens.put(id, record);
+      return true;
+    });
+  }
+
+  async find(id: string): Promise<ManagedToken | undefined> {
+    const record = this.dbs.tokens.get(text(id)) as TokenRecord | undefined;
+    return record === undefined ? undefined : toToken(id, record);
+  }
+
+  /** Tokens are few (an operator issues them): a read of them all, sorted. */
+  async list(tenant?: string): Promise<TokenSummary[]> {
+    const found: ManagedToken[] = [];
+    for (const { key, value } of this.dbs.tokens.getRange()) {
+      const record = value as TokenRecord;
+      if (tenant === undefined || record.tenant === tenant) found.push(toToken(key, record));
+    }
+    found.sort(
+      (a, b) =>
+        a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
+    return found.map(toSummary);
+  }
+
+  revoke(id: string, at: Date): Promise<boolean> {
+    return this.writer.write(() => {
+      const record = this.dbs.tokens.get(text(id)) as TokenRecord | undefined;
+      if (record === undefined) return false;
+      if (record.revokedAt === undefined) {
+        void this.dbs.tokens.put(id, { ...record, revokedAt: at.getTime() });
+      }
+      return true;
+    });
+  }
+
+  /** Not waited to disk: a last use lost to a power cut is only a use shown older. */
+  async markUsed(id: string, at: Date): Promise<void> {
+    await this.writer.write(() => {
+      const record = this.dbs.tokens.get(text(id)) as TokenRecord | undefined;
+      if (record === undefined) return;
+      if (record.lastUsedAt !== undefined && record.lastUsedAt >= at.getTime()) return;
+      void this.dbs.tokens.put(id, { ...record, lastUsedAt: at.getTime() });
+    }, 'commit-only');
+  }
+
+  async ping(): Promise<void> {
+    this.dbs.tokens.get('');
+  }
+}

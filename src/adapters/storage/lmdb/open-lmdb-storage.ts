@@ -1,0 +1,54 @@
+import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../../domain/plant-quota.js';
+import type { OpenedStorage } from '../../limits/limiter-store.js';
+import { sweepCounts } from '../../limits/rate-limiter-lmdb.js';
+import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
+import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
+import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
+import { LmdbPlantStore } from './lmdb-plant-store.js';
+import { LmdbTokenStore } from './lmdb-token-store.js';
+import { LmdbWebhookOutbox } from './lmdb-webhook-outbox.js';
+import { LmdbWebhookSubscriptions } from './lmdb-webhook-subscriptions.js';
+import { LmdbWriter } from './lmdb-writer.js';
+
+// Ended windows' counts are removed this often (each lasts one second; keys are tenants and addresses).
+const SWEEP_MS = 60_000;
+
+/**
+ * Opens the embedded store in `dataDir` (made when absent): plants, their counts, tokens, webhook
+ * subscriptions and the outbox in one LMDB environment, which several processes may open at once;
+ * the keyed limiters' counts in a second one, never flushed. Nothing is read at start beyond the
+ * format marker, so opening costs the same whatever the store holds. Rejects with a
+ * StorageOpenError naming the path when the directory or a file in it cannot be used.
+ */
+export async function openLmdbStorage(
+  config: Omit<StorageOptionsOf<'lmdb'>, 'kind'>,
+  _deps: StorageDeps = {},
+): Promise<OpenedStorage> {
+  // commit-only: LMDB's noSync, the system flushing when it will (a process crash loses nothing).
+  const dbs = openEnvironment(config.dataDir, { noSync: config.durability === 'commit-only' });
+  let counts;
+  try {
+    counts = openLimitsEnvironment(config.dataDir);
+  } catch (error) {
+    await dbs.root.close();
+    throw error;
+  }
+  const writer = new LmdbWriter(dbs.root, config.durability ?? 'flush', config.dataDir);
+  const sweep = setInterval(() => void sweepCounts(counts).catch(() => {}), SWEEP_MS);
+  sweep.unref();
+  const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
+  return {
+    plants: new LmdbPlantStore(dbs, writer, max, config.dataDir),
+    tokens: new LmdbTokenStore(dbs, writer),
+    webhooks: new LmdbWebhookSubscriptions(dbs, writer),
+    outbox: new LmdbWebhookOutbox(dbs, writer),
+    limiterStore: { kind: 'lmdb', counts },
+    snapshot: async () => openPlantSnapshot(dbs),
+    // mdb_env_copy: a consistent copy taken in a read transaction, writers going on meanwhile.
+    backup: (path, compact) => dbs.root.backup(path, compact),
+    close: async () => {
+      clearInterval(sweep);
+      await Promise.all([dbs.root.close(), counts.close()]);
+    },
+  };
+}

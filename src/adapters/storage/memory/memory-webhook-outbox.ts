@@ -1,0 +1,130 @@
+import { eventBody, type PlantEvent, type WebhookEventType } from '../../../domain/webhook.js';
+import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
+import { newEventId } from '../../../application/webhook-ids.js';
+
+type Entry = PendingDelivery & { attempts: number; due: number };
+
+/** A copy for the claimer, without the entry's due time. */
+const toDelivery = (entry: Entry): PendingDelivery => ({
+  key: entry.key,
+  tenant: entry.tenant,
+  subscriptionId: entry.subscriptionId,
+  eventId: entry.eventId,
+  type: entry.type,
+  body: entry.body,
+  attempts: entry.attempts,
+  createdAt: entry.createdAt,
+});
+
+/** Which subscriptions of a tenant want an event: the subscription store answers. */
+export type Targets = (tenant: string, type: WebhookEventType) => string[];
+
+/**
+ * The outbox of the memory storage, in process memory like its plants: a delivery recorded with
+ * a plant is forgotten with it when the process ends, so no event outlives its plant. Claims
+ * look at each tenant's entries in order, moving a claimed or retried one to the end.
+ */
+export class MemoryWebhookOutbox implements WebhookOutbox {
+  private readonly entries = new Map<string, Entry>();
+  /** The same entries by tenant, in the order a claim looks at them. */
+  private readonly byTenant = new Map<string, Map<string, Entry>>();
+
+  constructor(private readonly targets: Targets) {}
+
+  /** Records the event for the tenant's subscribers; nothing when it has none. */
+  async record(tenant: string, event: PlantEvent): Promise<void> {
+    const subscriptions = this.targets(tenant, event.type);
+    if (subscriptions.length === 0) return;
+    const eventId = newEventId();
+    const body = eventBody(event);
+    const now = Date.now();
+    for (const subscriptionId of subscriptions) {
+      this.remember({
+        key: `${eventId}:${subscriptionId}`,
+        tenant,
+        subscriptionId,
+        eventId,
+        type: event.type,
+        body,
+        attempts: 0,
+        createdAt: new Date(now),
+        due: now,
+      });
+    }
+  }
+
+  async claim(
+    now: Date,
+    max: number,
+    leaseMs: number,
+    roomFor: (tenant: string) => number = () => Infinity,
+  ): Promise<PendingDelivery[]> {
+    const claimed: PendingDelivery[] = [];
+    const served: string[] = [];
+    const at = now.getTime();
+    for (const [tenant, pending] of this.byTenant) {
+      if (claimed.length >= max) break;
+      const room = Math.min(max - claimed.length, roomFor(tenant));
+      if (room <= 0) continue;
+      // What is due is found first (claimed and retried entries move to the end); the walk is
+      // bounded all the same, so that a backlog that is not due never makes every claim walk it.
+      const taken: Entry[] = [];
+      let looked = 0;
+      for (const entry of pending.values()) {
+        if (taken.length >= room || looked++ > 16 * room + 256) break;
+        if (entry.due <= at) taken.push(entry);
+      }
+      for (const entry of taken) {
+        entry.due = at + leaseMs;
+        pending.delete(entry.key);
+        pending.set(entry.key, entry);
+        claimed.push(toDelivery(entry));
+      }
+      if (taken.length > 0) served.push(tenant);
+    }
+    // The next claim looks at the other tenants first (moved after the walk: a Map's iterator
+    // would visit a tenant moved during it again).
+    for (const tenant of served) {
+      const pending = this.byTenant.get(tenant)!;
+      this.byTenant.delete(tenant);
+      this.byTenant.set(tenant, pending);
+    }
+    return claimed;
+  }
+
+  async complete(delivery: PendingDelivery): Promise<void> {
+    const entry = this.entries.get(delivery.key);
+    if (entry === undefined) return;
+    this.entries.delete(delivery.key);
+    const pending = this.byTenant.get(entry.tenant)!;
+    pending.delete(delivery.key);
+    if (pending.size === 0) this.byTenant.delete(entry.tenant);
+  }
+
+  async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
+    const entry = this.entries.get(delivery.key);
+    if (entry === undefined) return;
+    entry.due = due.getTime();
+    entry.attempts = attempts;
+    const pending = this.byTenant.get(entry.tenant)!;
+    pending.delete(entry.key);
+    pending.set(entry.key, entry);
+  }
+
+  async size(tenant?: string): Promise<number> {
+    if (tenant === undefined) return this.entries.size;
+    return this.byTenant.get(tenant)?.size ?? 0;
+  }
+
+  async close(): Promise<void> {}
+
+  private remember(entry: Entry): void {
+    this.entries.set(entry.key, entry);
+    let pending = this.byTenant.get(entry.tenant);
+    if (pending === undefined) {
+      pending = new Map();
+      this.byTenant.set(entry.tenant, pending);
+    }
+    pending.set(entry.key, entry);
+  }
+}

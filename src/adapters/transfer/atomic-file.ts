@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+// A create that never follows a symlink nor reuses a file: O_EXCL fails on anything already there.
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * Writes the file (an export) by rename of a fsynced temporary that its chunks are streamed to,
+ * so the file appears whole or not at all; a failure, or `signal` aborting between chunks,
+ * removes the temporary and leaves any earlier file as it was. The temporary has an
+ * unpredictable name (`<file>.<24 hex digits>.tmp`) and is created exclusively, so a symlink or
+ * file planted beside the file is never written through; the file is its owner's only (0600
+ * whatever the umask), and the directory is fsynced so the rename lasts. `temporary` names the
+ * temporary otherwise (beside the file, unpredictable: it is created exclusively).
+ */
+export async function writeChunksAtomically(
+  path: string,
+  chunks: AsyncIterable<string> | Iterable<string>,
+  signal?: AbortSignal,
+  temporary = `${path}.${randomBytes(12).toString('hex')}.tmp`,
+): Promise<void> {
+  const handle = await open(temporary, CREATE_NEW, 0o600);
+  try {
+    try {
+      await handle.chmod(0o600);
+      for await (const chunk of chunks) {
+        signal?.throwIfAborted();
+        await handle.write(chunk);
+      }
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    signal?.throwIfAborted();
+    await rename(temporary, path);
+  } catch (error) {
+    await unlink(temporary).catch(() => {});
+    throw error;
+  }
+  await syncDirectory(dirname(path));
+}
+
+async function syncDirectory(directory: string): Promise<void> {
+  const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
+  try {
+    await handle.sync();
+  } catch (error) {
+    // Some file systems refuse fsync on a directory; the rename is done all the same.
+    if (!['EINVAL', 'EISDIR', 'ENOTSUP'].includes((error as NodeJS.ErrnoException).code ?? '')) {
+      throw error;
+    }
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,108 @@
+import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { ConfigError } from '../config/index.js';
+import { EXIT, UsageError } from './exit-codes.js';
+import { parseOptions } from './parse-options.js';
+import { sharedStorageConfig } from './shared-storage.js';
+import type { exportCommand } from './transfer-commands.js';
+
+/** The embedded store's file, as a data directory holds it. */
+const DATA_FILE = 'plants.mdb';
+
+export const BACKUP_HELP = `Usage: plant-store backup --output FILE|DIR [--compact]
+
+Copies the embedded store (lmdb, the default storage) to a new file while servers go on using it:
+the copy is the store at one instant, holding every write acknowledged before the backup began.
+An existing DIR receives DIR/${DATA_FILE}. The copy is written beside FILE under a temporary name,
+made 0600 (it holds token digests and webhook secrets), flushed and then named FILE, so FILE is
+whole or absent; an existing FILE is never overwritten.
+
+Restore (docs/operations.md, "Backups"): stop every process on the data directory, move its
+${DATA_FILE} and ${DATA_FILE}-lock away, put the copy there as ${DATA_FILE}, start.
+
+Redis and MongoDB are refused: they have their own tools (redis-cli --rdb, or BGSAVE and a copy of
+dump.rdb; mongodump). \`plant-store export\` works on every storage.
+
+Options:
+  --output FILE|DIR  where the copy goes (required)
+  --compact          leave the store's free pages out: a smaller copy, taken more slowly
+  -h, --help         show this help
+
+Exit codes: 0 done, 1 storage or file failed, 2 bad command line or FILE exists.`;
+
+/** What each server storage backs up with instead. */
+const OWN_TOOLS: Record<string, string> = {
+  redis: 'redis-cli --rdb FILE, or BGSAVE and a copy of dump.rdb',
+  mongodb: 'mongodump',
+};
+
+/** FILE, or DIR/plants.mdb for an existing directory; refused when it exists already. */
+async function backupFile(output: string): Promise<string> {
+  const found = await stat(output).catch(() => undefined);
+  const file = found?.isDirectory() ? join(output, DATA_FILE) : output;
+  if (found?.isDirectory() ? await stat(file).catch(() => undefined) : found) {
+    throw new UsageError(`${file} exists; a backup writes a new file`);
+  }
+  return resolve(file);
+}
+
+/**
+ * The copy into a directory of our own beside `file` (made 0700), flushed, made 0600 and linked
+ * as `file`: no one reads it half-written or before its mode is set, and a file made meanwhile
+ * under that name is kept (EEXIST).
+ */
+async function writeCopy(
+  copy: (path: string, compact: boolean) => Promise<void>,
+  file: string,
+  compact: boolean,
+): Promise<number> {
+  const staging = await mkdtemp(join(dirname(file), '.plant-store-backup-'));
+  try {
+    const staged = join(staging, DATA_FILE);
+    await copy(staged, compact);
+    await chmod(staged, 0o600);
+    const handle = await openFile(staged, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await link(staged, file);
+    return (await stat(file)).size;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** `plant-store backup`, as `export` and `import` are run (run-cli.ts's TRANSFERS). */
+export const backupCommand = async (
+  ...[args, env, io, open]: Parameters<typeof exportCommand>
+): Promise<number> => {
+  const { values } = parseOptions({
+    args,
+    options: { output: { type: 'string' }, compact: { type: 'boolean' } },
+  });
+  if (values.output === undefined || values.output === '') {
+    throw new UsageError('--output FILE|DIR is required');
+  }
+  const config = sharedStorageConfig(env, 'plants');
+  const { kind } = config.storage;
+  if (kind !== 'lmdb') {
+    throw new ConfigError(
+      `backup copies the embedded store (lmdb) only; back PLANT_STORE_STORAGE=${kind} up with ${OWN_TOOLS[kind] ?? 'its own tools'}, or use plant-store export`,
+    );
+  }
+  const file = await backupFile(values.output);
+  const started = performance.now();
+  const store = await open(config);
+  let bytes: number;
+  try {
+    if (store.backup === undefined) throw new ConfigError(`the ${kind} storage has no backup`);
+    bytes = await writeCopy(store.backup, file, values.compact === true);
+  } finally {
+    await store.close();
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  io.err(`plant-store: backed up the store to ${file} (${bytes} bytes) in ${seconds} s`);
+  return EXIT.ok;
+};

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { constants, fstat, type Stats } from 'node:fs';
+import { lstat, open, readdir, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { once } from 'node:events';
+import { basename, dirname, join } from 'node:path';
+import { writeChunksAtomically } from '../adapters/transfer/atomic-file.js';
+import { UsageError } from './exit-codes.js';
+
+/**
+ * Where an export goes: stdout (no `--output`, `-`, or a path to this process's stdout such as
+ * /dev/stdout); straight into an existing target that is no regular file (a device such as
+ * /dev/null, a FIFO), which keeps its kind; or a regular file (or none yet), replaced whole
+ * through a temporary beside it.
+ */
+export type ExportTarget =
+  { kind: 'stdout' } | { kind: 'stream'; path: string } | { kind: 'file'; path: string };
+
+/**
+ * The target `--output` names, decided before anything is read: a directory is refused. A link
+ * is followed, so that the file it names is replaced and the link kept.
+ */
+async function exportTarget(output: string | undefined): Promise<ExportTarget> {
+  if (output === undefined || output === '-') return { kind: 'stdout' };
+  if (output === '') throw new UsageError('--output must name a file');
+  const stats = await stat(output).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (stats === undefined) return { kind: 'file', path: output };
+  if (stats.isDirectory()) {
+    throw new UsageError(`--output ${output} is a directory; name a file (or - for stdout)`);
+  }
+  // This process's own stdout (/dev/stdout, /proc/self/fd/1), whatever it is: a socket cannot be
+  // opened again by path, and a file the shell opened (`>>`) keeps its mode and position.
+  const stdout = await fstatStdout();
+  if (stdout !== undefined && stdout.dev === stats.dev && stdout.ino === stats.ino) {
+    return { kind: 'stdout' };
+  }
+  if (stats.isFile()) return { kind: 'file', path: await realpath(output) };
+  return { kind: 'stream', path: output };
+}
+
+const fstatStdout = (): Promise<Stats | undefined> =>
+  new Promise((resolve) => fstat(1, (error, stats) => resolve(error ? undefined : stats)));
+
+// `<file>.<pid>.<24 hex digits>.tmp`: the pid of the run that writes it, so that a later run can
+// tell a temporary whose writer was killed (SIGKILL, a second Ctrl-C) from one still being written.
+const temporaryName = (path: string): string =>
+  `${path}.${process.pid}.${randomBytes(12).toString('hex')}.tmp`;
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether the process is gone: only ESRCH says so (EPERM is a live process of another user). */
+function gone(pid: number): boolean {
+  // This run has written no temporary yet: one with its pid is a killed run's, the pid reused.
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Removes the temporaries an earlier export to `path` left when it was killed: only names of
+ * exactly that pattern, regular files (never a link), owned by this user, whose writer is gone.
+ */
+async function removeStaleTemporaries(path: string): Promise<void> {
+  const directory = dirname(path);
+  const pattern = new RegExp(`^${escapeRegExp(basename(path))}\\.(\\d+)\\.[0-9a-f]{24}\\.tmp$`);
+  for (const name of await readdir(directory).catch(() => [])) {
+    const pid = pattern.exec(name)?.[1];
+    if (pid === undefined || !gone(Number(pid))) continue;
+    const candidate = join(directory, name);
+    const stats = await lstat(candidate).catch(() => undefined);
+    if (!stats?.isFile() || stats.uid !== process.getuid?.()) continue;
+    // Gone meanwhile (another run removed it first) is as good as removed.
+    await unlink(candidate).catch(() => {});
+  }
+}
+
+/** An export's output, open: where the chunks go, and how to release it. */
+export interface ExportOutput {
+  readonly target: ExportTarget;
+  /** Writes the chunks; `signal` aborting between two chunks stops it (a file keeps its content). */
+  write(chunks: AsyncIterable<string>, signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function writeHandle(
+  handle: FileHandle,
+  chunks: AsyncIterable<string>,
+  signal: AbortSignal,
+): Promise<void> {
+  for await (const chunk of chunks) {
+    signal.throwIfAborted();
+    await handle.write(chunk);
+  }
+}
+
+/**
+ * Opens what `--output` names, before the store is read and before a signal is handled: a FIFO
+ * waits here for its reader, and SIGTERM meanwhile ends the process as usual. A file target has
+ * the temporaries of killed exports removed; its own is created as the writing starts.
+ */
+export async function openExportOutput(output: string | undefined): Promise<ExportOutput> {
+  const target = await exportTarget(output);
+  if (target.kind === 'stdout') {
+    return {
+      target,
+      write: async (chunks) => {
+        for await (const chunk of chunks) {
+          if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+        }
+      },
+      close: async () => {},
+    };
+  }
+  if (target.kind === 'stream') {
+    // No O_CREAT, no O_TRUNC: the target exists and keeps its kind.
+    const handle = await open(target.path, constants.O_WRONLY | constants.O_NOCTTY);
+    return {
+      target,
+      write: (chunks, signal) => writeHandle(handle, chunks, signal),
+      close: () => handle.close(),
+    };
+  }
+  await removeStaleTemporaries(target.path);
+  return {
+    target,
+    write: (chunks, signal) =>
+      writeChunksAtomically(target.path, chunks, signal, temporaryName(target.path)),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,16 @@
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+
+/**
+ * The configuration of a command that acts on the store a server uses (tokens, webhooks, export,
+ * import): refused, in one line, on the memory storage, which keeps everything inside the serving
+ * process where no other process reaches it (and writes no file for one to share).
+ */
+export function sharedStorageConfig(env: NodeJS.ProcessEnv, what: string): Config {
+  const config = loadConfig(env);
+  if (config.storage.kind === 'memory') {
+    throw new ConfigError(
+      `PLANT_STORE_STORAGE=memory keeps ${what} inside the serving process, which this command cannot reach; use the durable default (PLANT_STORE_STORAGE unset, or lmdb), redis or mongodb`,
+    );
+  }
+  return config;
+}

@@ -1,0 +1,64 @@
+// The development token: with no PLANT_STORE_TOKENS, `npm start` is usable at once. Its lines go
+// to stderr, as every human line does: stdout holds only JSON log lines, which a shipper collects.
+import { randomBytes } from 'node:crypto';
+import type { Scope } from '../domain/caller.js';
+import type { Config } from '../config/index.js';
+import type { TokenStore } from '../ports/token-store.js';
+import { MANAGED_TOKEN_PREFIX, tokenDigest } from '../application/token-format.js';
+
+const TENANT = 'default';
+const SCOPES: Scope[] = ['plants:read', 'plants:write', 'metrics:read'];
+/** The development token's id in a durable store: one fixed id, so that workers issue it once. */
+export const DEVELOPMENT_TOKEN_ID = '0000000000000000';
+
+const announce = (token: string, kept: boolean): void => {
+  console.error(
+    `plant-store: no PLANT_STORE_TOKENS configured; development token for tenant "${TENANT}" (${SCOPES.join(' ')})${kept ? ', kept in the storage: it works after a restart and is not shown again' : ''}:`,
+  );
+  console.error(`  export TOKEN=${token}`);
+};
+
+/** Whether this start has no token of its own configured: the case for a development token. */
+export const wantsDevelopmentToken = (config: Config): boolean => config.staticTokens.length === 0;
+
+/** The memory storage forgets managed tokens: a fresh static token, printed at every start. */
+export function withStaticDevelopmentToken(config: Config): Config {
+  const token = `pst_dev_${randomBytes(24).toString('base64url')}`;
+  announce(token, false);
+  return { ...config, staticTokens: [{ token, tenant: TENANT, scopes: SCOPES }] };
+}
+
+/**
+ * A durable storage keeps a managed development token: issued at the first start (the store holds
+ * no token yet) and printed then only; later starts say it is there (revoke it with `plant-store
+ * tokens revoke`). Only its digest is stored, as for every managed token. Of several workers
+ * starting at once, the one whose create wins prints it; `remind: false` (every worker but the
+ * first) says nothing of a token issued before.
+ */
+export async function keepDevelopmentToken(
+  tokens: TokenStore,
+  { remind = true, now = new Date() }: { remind?: boolean; now?: Date } = {},
+): Promise<void> {
+  const existing = await tokens.list();
+  if (existing.length === 0) {
+    const secret = randomBytes(32).toString('base64url');
+    const token = `${MANAGED_TOKEN_PREFIX}${DEVELOPMENT_TOKEN_ID}_${secret}`;
+    const created = await tokens.create({
+      id: DEVELOPMENT_TOKEN_ID,
+      name: 'development',
+      tenant: TENANT,
+      scopes: SCOPES,
+      digest: tokenDigest(token),
+      createdAt: now,
+    });
+    if (created) return announce(token, true);
+  }
+  const kept = existing.some(
+    (token) => token.id === DEVELOPMENT_TOKEN_ID && token.revokedAt === undefined,
+  );
+  if (remind && kept) {
+    console.error(
+      `plant-store: the development token (id ${DEVELOPMENT_TOKEN_ID}) printed at the first start still works; "plant-store tokens revoke ${DEVELOPMENT_TOKEN_ID}" ends it`,
+    );
+  }
+}

@@ -1,0 +1,62 @@
+import { expect } from 'chai';
+import { parseRunOptions } from '../../bench/run-options.js';
+
+describe('bench/run-options', () => {
+  it('when given no option, then it runs 3 rounds of 10 s with scaling to 1M plants and the fixed-rate latency', () => {
+    const options = parseRunOptions([]);
+    expect(options.settings).to.include({ rounds: 3, duration: 10, warmup: 2, seed: 10_000 });
+    expect(options.settings.scaleSizes).to.deep.equal([1000, 100_000, 1_000_000]);
+    expect(options).to.include({ quick: false, scaling: true, latency: true, spinUs: undefined });
+    expect(options.chosen).to.equal(undefined);
+  });
+
+  it('when given the options the README names, then each is read', () => {
+    const options = parseRunOptions([
+      '--servers',
+      'service,koa',
+      '--spin',
+      '3',
+      '--baseline',
+      'a=/tmp/a.js',
+      '--baseline',
+      'redis:b=/tmp/b.js',
+      '--rounds',
+      '4',
+      '--duration',
+      '4',
+      '--no-scaling',
+      '--no-latency',
+      '--no-redis',
+      '--observe',
+      '--limits',
+      '--ferretdb',
+    ]);
+    expect([...options.chosen!]).to.deep.equal(['service', 'koa']);
+    expect(options.baselines).to.deep.equal(['a=/tmp/a.js', 'redis:b=/tmp/b.js']);
+    expect(options).to.include({
+      spinUs: 3,
+      scaling: false,
+      latency: false,
+      observe: true,
+      limits: true,
+      ferretdb: true,
+    });
+    expect(options.settings).to.include({ rounds: 4, duration: 4 });
+    expect([...options.skipStores]).to.include('redis');
+  });
+
+  it('when --quick is given, then one short round on a small store, without MongoDB unless one is named', () => {
+    const options = parseRunOptions(['--quick', '--rounds', '9']);
+    expect(options.settings).to.include({ rounds: 1, seed: 200, duration: 0.5 });
+    expect(options.settings.scaleSizes).to.deep.equal([1000]);
+    if (!process.env.BENCH_MONGODB_URL) expect([...options.skipStores]).to.include('mongodb');
+  });
+
+  it('when an option is unknown or a number is not above 0, then it throws before anything starts', () => {
+    expect(() => parseRunOptions(['--qiuck'])).to.throw(/Unknown option '--qiuck'/);
+    expect(() => parseRunOptions(['--rounds', 'x'])).to.throw(
+      '--rounds takes a number above 0, got x',
+    );
+    expect(() => parseRunOptions(['--spin', '0'])).to.throw('--spin takes a number above 0, got 0');
+  });
+});

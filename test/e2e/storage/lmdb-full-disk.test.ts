@@ -1,0 +1,88 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+import { isPlantError } from '../../../src/domain/errors.js';
+import { serverMissing } from '../../support/server-requirement.js';
+
+const DISK = '2m';
+const BALLAST = 512 * 1024;
+
+describe('the embedded store (lmdb) on a full disk (a 2 MiB tmpfs)', function () {
+  this.timeout(60_000);
+  let directory: string;
+  let mounted = false;
+  let opened: { close(): Promise<void> } | undefined;
+  const unhandled: unknown[] = [];
+  const note = (reason: unknown) => unhandled.push(reason);
+
+  before(function () {
+    directory = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-full-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${DISK}`, 'tmpfs', directory], {
+        stdio: 'pipe',
+      });
+      mounted = true;
+    } catch (error) {
+      serverMissing(this, 'a small tmpfs', `mount refused: ${(error as Error).message.trim()}`);
+    }
+    process.on('unhandledRejection', note);
+  });
+  after(async () => {
+    await opened?.close().catch(() => {});
+    process.off('unhandledRejection', note);
+    if (mounted) execFileSync('umount', [directory]);
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it('when creates fill the disk, then they are refused as storage-refuses-writes, reads go on, nothing answered is lost, and writes work again once space is back', async () => {
+    const ballast = join(directory, 'ballast');
+    writeFileSync(ballast, Buffer.alloc(BALLAST, 1));
+    const dataDir = join(directory, 'data');
+    let storage = await openLmdbStorage({ dataDir });
+    opened = storage;
+    const acknowledged: bigint[] = [];
+    let refusal: unknown;
+    const name = 'n'.repeat(200);
+    for (let id = 0n; refusal === undefined && id < 100_000n; id += 50n) {
+      // Fifty at a time: concurrent creates share commits, as under load.
+      const batch = Array.from({ length: 50 }, (_, i) => id + BigInt(i));
+      const settled = await Promise.allSettled(
+        batch.map((each) => storage.plants.insert('full', { id: each, name })),
+      );
+      settled.forEach((result, i) => {
+        if (result.status === 'fulfilled') acknowledged.push(batch[i]!);
+        else refusal = result.reason;
+      });
+    }
+
+    expect(isPlantError(refusal) && refusal.code).to.equal('storage-refuses-writes');
+    const page = await storage.plants.list('full', undefined, 5);
+    expect(page.map((plant) => plant.id)).to.deep.equal(acknowledged.slice(0, 5));
+    expect(isPlantError(await storage.plants.ping().catch((e: unknown) => e))).to.equal(true);
+
+    rmSync(ballast);
+    await storage.plants.insert('full', { id: -1n, name: 'after' });
+    await storage.plants.ping();
+    await storage.close();
+    storage = await openLmdbStorage({ dataDir });
+    opened = storage;
+    try {
+      const held = new Set<bigint>();
+      let after: bigint | undefined;
+      for (;;) {
+        const next = await storage.plants.list('full', after, 1000);
+        if (next.length === 0) break;
+        next.forEach((plant) => held.add(plant.id));
+        after = next.at(-1)!.id;
+      }
+      expect(acknowledged.filter((id) => !held.has(id))).to.deep.equal([]);
+      expect(held.has(-1n)).to.equal(true);
+    } finally {
+      await storage.close();
+    }
+    expect(unhandled).to.deep.equal([]);
+  });
+});

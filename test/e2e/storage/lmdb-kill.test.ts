@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { expect } from 'chai';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+import { isPlantError } from '../../../src/domain/errors.js';
+import { newSubscription } from '../../support/webhook-subscription.js';
+
+const CHILD = new URL('./support/lmdb-writer-child.ts', import.meta.url).pathname;
+const OPENER = new URL('./support/lmdb-opener-child.ts', import.meta.url).pathname;
+const BEFORE_KILL = 500;
+/** Commands opening and closing the directory while a process writes (two at a time). */
+const OPENINGS = 40;
+
+const run = (script: string, dataDir: string) =>
+  new Promise((resolve) =>
+    spawn(process.execPath, ['--import', 'tsx', script, dataDir], { stdio: 'inherit' }).once(
+      'exit',
+      resolve,
+    ),
+  );
+
+/** Every id in `acknowledged` that the store of `dataDir` does not hold. */
+async function lost(dataDir: string, acknowledged: bigint[]): Promise<bigint[]> {
+  const storage = await openLmdbStorage({ dataDir, maxPlantsPerTenant: 0 });
+  try {
+    const held = await storage.plants.list('killed', undefined, 1_000_000);
+    const ids = new Set(held.map((plant) => plant.id));
+    return acknowledged.filter((id) => !ids.has(id));
+  } finally {
+    await storage.close();
+  }
+}
+
+describe('the embedded store (lmdb) when its process is killed while it writes', function () {
+  this.timeout(60_000);
+  let dataDir: string;
+  before(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-kill-'));
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it(`when ${OPENINGS} other processes open and close the directory while a process creates, then every acknowledged plant is there`, async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-openers-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', CHILD, shared], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      const acknowledged: bigint[] = [];
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      const read = (async () => {
+        for await (const line of createInterface({ input: child.stdout })) {
+          acknowledged.push(BigInt(line));
+        }
+      })();
+      for (let i = 0; i < OPENINGS; i += 2)
+        await Promise.all([run(OPENER, shared), run(OPENER, shared)]);
+      child.kill('SIGKILL');
+      await Promise.all([exited, read]);
+
+      expect(acknowledged.length).to.be.greaterThan(BEFORE_KILL);
+      expect(await lost(shared, acknowledged)).to.deep.equal([]);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  it(`when a process is SIGKILLed after ${BEFORE_KILL} acknowledged creates, then every acknowledged plant is there, each with its event, and the count matches the plants`, async () => {
+    const setup = await openLmdbStorage({ dataDir });
+    await setup.webhooks!.add(newSubscription('killed'));
+    await setup.close();
+
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const acknowledged: bigint[] = [];
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    for await (const line of createInterface({ input: child.stdout })) {
+      acknowledged.push(BigInt(line));
+      if (acknowledged.length === BEFORE_KILL) child.kill('SIGKILL');
+    }
+    await exited;
+
+    const storage = await openLmdbStorage({ dataDir, maxPlantsPerTenant: 0 });
+    const held = await storage.plants.list('killed', undefined, 100_000);
+    try {
+      const ids = new Set(held.map((plant) => plant.id));
+      expect(acknowledged.filter((id) => !ids.has(id))).to.deep.equal([]);
+      // Nothing half-written: each plant stored has its delivery.
+      expect(await storage.outbox!.size('killed')).to.equal(held.length);
+    } finally {
+      await storage.close();
+    }
+    // The tenant's count is exact: a quota of one more than it holds takes one more plant.
+    const counted = await openLmdbStorage({ dataDir, maxPlantsPerTenant: held.length + 1 });
+    try {
+      expect(await counted.plants.insert('killed', { id: -1n, name: 'after' })).to.equal(true);
+      const refused = await counted.plants.insert('killed', { id: -2n, name: 'x' }).catch((e) => e);
+      expect(isPlantError(refused) && refused.code).to.equal('plant-quota-reached');
+    } finally {
+      await counted.close();
+    }
+  });
+});

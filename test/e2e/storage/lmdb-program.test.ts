@@ -1,0 +1,480 @@
+import { randomUUID } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect } from 'chai';
+import { open } from 'lmdb';
+import { mintToken, tokenDigest } from '../../../src/application/token-format.js';
+import {
+  CLI,
+  runProgram,
+  startProgram,
+  startService,
+  type ServiceProcess,
+} from '../../support/service-process.js';
+
+// The real program on the default storage (lmdb, PLANT_STORE_DATA_DIR): what survives a SIGKILL,
+// what workers share, what a command beside a server changes in it, what an unusable directory says.
+
+const TOKEN = `lmdb-program-${randomUUID()}`;
+const TENANT = 'durable';
+const tokens = JSON.stringify([
+  { token: TOKEN, tenant: TENANT, scopes: ['plants:read', 'plants:write'] },
+]);
+const nameOf = (id: number): string => `plant ${id} ${'x'.repeat(Math.abs(id) % 50)}`;
+
+/** POST /plants; resolves the status, or 0 when the connection failed (the process died). */
+async function create(port: number, id: number, token = TOKEN): Promise<number> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/plants`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id, name: nameOf(id), tag: `t${id}` }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  } catch {
+    return 0;
+  }
+}
+
+/** DELETE /plants/:id; resolves the status. */
+async function deletePlant(port: number, id: number): Promise<number> {
+  const response = await fetch(`http://127.0.0.1:${port}/plants/${id}`, {
+    method: 'DELETE',
+    headers: { Authorization: `Bearer ${TOKEN}` },
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/**
+ * `concurrency` loops creating distinct ids until `stop` resolves; resolves the ids answered 200
+ * and every id sent (`into`, which the caller may read as they grow). Ids start at `first` and go
+ * up across the loops.
+ */
+async function load(
+  port: () => number,
+  concurrency: number,
+  stop: Promise<unknown>,
+  first = 1,
+  into = { acknowledged: new Set<number>(), sent: new Set<number>() },
+): Promise<{ acknowledged: Set<number>; sent: Set<number> }> {
+  let next = first;
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  const { acknowledged, sent } = into;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (!stopped) {
+        const id = next++;
+        sent.add(id);
+        const status = await create(port(), id);
+        if (status === 200) acknowledged.add(id);
+        else if (status === 0) await sleep(20);
+      }
+    }),
+  );
+  return { acknowledged, sent };
+}
+
+/** Every plant of the data directory, by `plant-store export` (no server needed). */
+async function exported(
+  dataDir: string,
+): Promise<Map<number, { name: string; tag?: string; line: string }>> {
+  const { code, stdout, stderr } = await runProgram([...CLI, 'export'], {
+    PLANT_STORE_DATA_DIR: dataDir,
+  });
+  expect(code, stderr).to.equal(0);
+  const plants = new Map<number, { name: string; tag?: string; line: string }>();
+  const lines = stdout.trim().split('\n');
+  for (const line of lines.slice(1, -1)) {
+    const plant = JSON.parse(line) as { tenant: string; id: number; name: string; tag?: string };
+    plants.set(Number(plant.id), { name: plant.name, ...(plant.tag && { tag: plant.tag }), line });
+  }
+  expect(JSON.parse(lines.at(-1)!)).to.deep.include({ plants: plants.size });
+  return plants;
+}
+
+/** Every acknowledged plant is there whole, and every plant there was sent, whole. */
+function expectDurable(
+  plants: Map<number, { name: string; tag?: string }>,
+  { acknowledged, sent }: { acknowledged: Set<number>; sent: Set<number> },
+): void {
+  const missing = [...acknowledged].filter((id) => !plants.has(id));
+  expect(missing, 'acknowledged plants missing after the restart').to.deep.equal([]);
+  for (const [id, { name, tag }] of plants) {
+    expect(sent.has(id), `plant ${id} was never sent`).to.equal(true);
+    expect({ name, tag }).to.deep.equal({ name: nameOf(id), tag: `t${id}` });
+  }
+}
+
+/** The pids of the process's children (a cluster's workers). */
+function children(pid: number): number[] {
+  let text = '';
+  try {
+    text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  } catch {
+    // gone already
+  }
+  return text === '' ? [] : text.split(/\s+/).map(Number);
+}
+
+describe('The default storage (lmdb) under the real program', function () {
+  this.timeout(90_000);
+  let directory: string;
+  let dataDir: string;
+  let service: ServiceProcess | undefined;
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-program-'));
+    dataDir = join(directory, 'data');
+  });
+  afterEach(async () => {
+    await service?.kill();
+    service = undefined;
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  const serve = (extra: string[] = [], env: Record<string, string> = {}) =>
+    startService({ PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_TOKENS: tokens, ...env }, [
+      ...CLI,
+      'serve',
+      ...extra,
+    ]);
+
+  it('when creates under concurrent load are cut by a SIGKILL, then after a restart every acknowledged plant is there whole, and nothing never sent', async () => {
+    service = await serve();
+    const running = service;
+    const work = load(
+      () => running.port,
+      16,
+      sleep(1500).then(() => running.kill()),
+    );
+    const outcome = await work;
+    expect(outcome.acknowledged.size).to.be.greaterThan(20);
+
+    service = await serve();
+    expect(service.output()).to.include(`(storage: lmdb, data: ${dataDir})`);
+    await service.stop();
+    service = undefined;
+    expectDurable(await exported(dataDir), outcome);
+  });
+
+  it('when serve --workers 2 loses a worker and then its primary to SIGKILL under load, then every acknowledged plant is there whole after a restart', async () => {
+    service = await serve(['--workers', '2'], { LOG_LEVEL: 'info' });
+    const running = service;
+    expect(running.output()).to.match(/\(storage: lmdb, data: .*, workers: 2\)/);
+    const workers = children(running.pid);
+    expect(workers).to.have.length(2);
+    const stop = (async () => {
+      await sleep(800);
+      process.kill(workers[0]!, 'SIGKILL');
+      await sleep(1200);
+      const left = children(running.pid);
+      await running.kill();
+      // The primary's SIGKILL leaves its workers to die with their channel; make sure they do.
+      for (const pid of left) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
+    })();
+    const outcome = await load(() => running.port, 16, stop);
+    expect(outcome.acknowledged.size).to.be.greaterThan(20);
+
+    expectDurable(await exported(dataDir), outcome);
+  });
+
+  it('when 50 creates of one id race across two workers, then exactly one is answered 200 and the others 409', async () => {
+    service = await serve(['--workers', '2']);
+    const { port } = service;
+
+    const statuses = await Promise.all(Array.from({ length: 50 }, () => create(port, 4242)));
+
+    expect(statuses.filter((status) => status === 200)).to.have.length(1);
+    expect(statuses.filter((status) => status === 409)).to.have.length(49);
+  });
+
+  it('when `plant-store tokens revoke` runs beside a serving process, then the process refuses the token within its cache bound', async () => {
+    service = await serve([], { PLANT_STORE_TOKEN_CACHE_SECONDS: '1' });
+    const issued = await runProgram(
+      [...CLI, 'tokens', 'create', '--tenant', TENANT, '--scope', 'plants:write'],
+      { PLANT_STORE_DATA_DIR: dataDir },
+    );
+    expect(issued.code, issued.stderr).to.equal(0);
+    const managed = issued.stdout.trim();
+    expect(await create(service.port, 1, managed)).to.equal(200);
+
+    const revoked = await runProgram([...CLI, 'tokens', 'revoke', managed], {
+      PLANT_STORE_DATA_DIR: dataDir,
+    });
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    const since = Date.now();
+    let id = 2;
+    while ((await create(service.port, id++, managed)) !== 401) {
+      expect(Date.now() - since, 'still accepted after the cache bound').to.be.below(3000);
+      await sleep(100);
+    }
+  });
+
+  it('when exports run while one writer creates and deletes at both ends of a large tenant, then each is the state after some prefix of the writes, and a quiesced export after them is the state after all', async () => {
+    service = await serve();
+    const running = service;
+    // 30,000 plants (30 pages of an export) between the writer's two ends, taken in by `import`.
+    const prefill = Array.from({ length: 30_000 }, (_, i) => i + 1);
+    const input = join(directory, 'prefill.ndjson');
+    writeFileSync(
+      input,
+      [
+        '{"format":"plant-store-export","version":1,"takenAt":"2026-01-01T00:00:00.000Z","tenants":null}',
+        ...prefill.map((id) =>
+          JSON.stringify({ tenant: TENANT, id, name: nameOf(id), tag: `t${id}` }),
+        ),
+        `{"format":"plant-store-export","end":true,"plants":${prefill.length}}`,
+        '',
+      ].join('\n'),
+    );
+    const imported = await runProgram([...CLI, 'import', '--input', input], {
+      PLANT_STORE_DATA_DIR: dataDir,
+    });
+    expect(imported.code, imported.stderr).to.equal(0);
+
+    // One writer, each write acknowledged before the next: the history is this order. Step k
+    // creates -k (first page), then 1,000,000 + k (last page), then deletes -(k - 1). An export
+    // reading its first page before step k and its last page after it would hold 1,000,000 + k
+    // without -k: the state after no prefix.
+    const history: { id: number; create: boolean }[] = [];
+    let stopped = false;
+    const write = async (id: number, creates: boolean): Promise<void> => {
+      history.push({ id, create: creates });
+      const status = creates ? await create(running.port, id) : await deletePlant(running.port, id);
+      expect(
+        status,
+        `${creates ? 'create' : 'delete'} ${id}: ${running.output().slice(-2000)}`,
+      ).to.equal(creates ? 200 : 204);
+    };
+    const writer = (async () => {
+      for (let k = 1; !stopped; k++) {
+        await write(-k, true);
+        await write(1_000_000 + k, true);
+        if (k > 1) await write(-(k - 1), false);
+      }
+    })();
+    // Its failure is reported where it is awaited, below.
+    writer.catch(() => {});
+    const exports: Map<number, { name: string; tag?: string; line: string }>[] = [];
+    try {
+      await sleep(300);
+      for (let i = 0; i < 3; i++) exports.push(await exported(dataDir));
+    } finally {
+      stopped = true;
+      await writer;
+    }
+    await running.stop();
+    service = undefined;
+    const quiesced = await exported(dataDir);
+
+    // The state after each prefix of the history, as the number of ids on which it differs from
+    // the export: a prefix the export equals leaves none.
+    const equalsSomePrefix = (plants: Map<number, unknown>): number | undefined => {
+      const state = new Set(prefill);
+      let differing = [...plants.keys()].filter((id) => !state.has(id)).length;
+      differing += prefill.filter((id) => !plants.has(id)).length;
+      if (differing === 0) return 0;
+      for (const [step, { id, create }] of history.entries()) {
+        const listed = plants.has(id);
+        if (create) state.add(id);
+        else state.delete(id);
+        differing += listed === create ? -1 : 1;
+        if (differing === 0) return step + 1;
+      }
+      return undefined;
+    };
+    expect(history.length, 'writes during the exports').to.be.greaterThan(30);
+    const prefixes = exports.map(equalsSomePrefix);
+    expect(prefixes, 'each export is the state after a prefix of the writes').not.to.include(
+      undefined,
+    );
+    expect(equalsSomePrefix(quiesced)).to.equal(history.length);
+    for (const plants of [...exports, quiesced]) {
+      for (const [id, { name, tag }] of plants) {
+        expect({ name, tag }).to.deep.equal({ name: nameOf(id), tag: `t${id}` });
+      }
+    }
+  });
+
+  it('when `plant-store backup` runs while creates go on, then the copy opens as a data directory holding every plant acknowledged before it began, each whole', async () => {
+    service = await serve();
+    const running = service;
+    let stop!: () => void;
+    const live = { acknowledged: new Set<number>(), sent: new Set<number>() };
+    const writing = load(
+      () => running.port,
+      8,
+      new Promise<void>((done) => (stop = done)),
+      1,
+      live,
+    );
+    const backups = join(directory, 'backups');
+    mkdirSync(backups);
+    let before: Set<number>;
+    try {
+      await sleep(800);
+      before = new Set(live.acknowledged);
+      const backup = await runProgram([...CLI, 'backup', '--output', backups], {
+        PLANT_STORE_DATA_DIR: dataDir,
+      });
+      expect(backup.code, backup.stderr).to.equal(0);
+      expect(backup.stderr).to.match(/backed up the store to .*plants\.mdb/);
+    } finally {
+      stop();
+    }
+    const written = await writing;
+    expect(before.size, 'plants acknowledged before the backup').to.be.greaterThan(0);
+
+    const copy = join(backups, 'plants.mdb');
+    expect(statSync(copy).mode & 0o777).to.equal(0o600);
+    const restored = await exported(backups);
+    expectDurable(restored, { acknowledged: before, sent: written.sent });
+  });
+
+  it('when `plant-store backup` is asked of Redis or MongoDB, then one line names their own tools, exit 1', async () => {
+    for (const [storage, tool] of [
+      ['redis', /redis-cli --rdb/],
+      ['mongodb', /mongodump/],
+    ] as const) {
+      const { code, stderr } = await runProgram(
+        [...CLI, 'backup', '--output', join(directory, 'x')],
+        { PLANT_STORE_STORAGE: storage },
+      );
+      expect(code, stderr).to.equal(1);
+      expect(stderr.trimEnd().split('\n')).to.have.length(1);
+      expect(stderr).to.match(tool);
+    }
+  });
+
+  it("when an earlier version's token file is there, then the first command takes it in and says so once, and a server then accepts its token", async () => {
+    const { id, token } = mintToken();
+    const tokenFile = join(directory, 'tokens.json');
+    const row = {
+      id,
+      name: 'old',
+      tenant: TENANT,
+      scopes: ['plants:write'],
+      digest: tokenDigest(token),
+      createdAt: '2025-01-01T00:00:00.000Z',
+    };
+    writeFileSync(tokenFile, JSON.stringify({ version: 1, tokens: [row] }, null, 2), {
+      mode: 0o600,
+    });
+    const env = { PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_TOKEN_FILE: tokenFile };
+
+    const listed = await runProgram([...CLI, 'tokens', 'list', '--json'], env);
+
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(listed.stderr).to.equal(
+      `plant-store: took 1 managed tokens from ${tokenFile} into the storage; the file is renamed ${tokenFile}.imported and no longer read\n`,
+    );
+    expect((JSON.parse(listed.stdout) as { id: string }[]).map((t) => t.id)).to.deep.equal([id]);
+    expect(existsSync(tokenFile)).to.equal(false);
+    service = await startService(env, [...CLI, 'serve']);
+    expect(service.output()).to.not.include('took 1 managed tokens');
+    expect(await create(service.port, 1, token)).to.equal(200);
+  });
+
+  it('when `npm start` with no token restarts on its directory, then its plants and its development token are still there', async () => {
+    const first = await startService({ PLANT_STORE_DATA_DIR: dataDir });
+    service = first;
+    const [, token] = await first.waitFor(/export TOKEN=(pst_\S+)/);
+    expect(await create(first.port, 7, token)).to.equal(200);
+    await first.kill();
+
+    service = await startService({ PLANT_STORE_DATA_DIR: dataDir });
+    expect(service.output()).to.not.include(token!);
+    expect(service.output()).to.include('the development token (id 0000000000000000)');
+    expect(await create(service.port, 7, token)).to.equal(409);
+  });
+});
+
+describe('An unusable data directory under the real program', function () {
+  this.timeout(60_000);
+  let directory: string;
+
+  beforeEach(() => {
+    directory = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-unusable-'));
+  });
+  afterEach(() => {
+    chmodSync(directory, 0o700);
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  /** `serve` and a command on it: each exits 1 with one line on stderr naming the path. */
+  async function expectRefused(dataDir: string, problem: RegExp): Promise<void> {
+    const served = startProgram([...CLI, 'serve'], {
+      PLANT_STORE_DATA_DIR: dataDir,
+      PLANT_STORE_TOKENS: tokens,
+    });
+    const listed = runProgram([...CLI, 'tokens', 'list'], { PLANT_STORE_DATA_DIR: dataDir });
+    const [serveOutcome, listOutcome] = await Promise.all([served.outcome, listed]);
+    for (const { code, stderr } of [serveOutcome, listOutcome]) {
+      expect(code, stderr).to.equal(1);
+      const lines = stderr.trimEnd().split('\n');
+      expect(lines, 'one line, no stack').to.have.length(1);
+      expect(lines[0])
+        .to.match(/^plant-store: /)
+        .and.match(problem);
+    }
+  }
+
+  it('when the directory would be under a regular file, then it cannot be made: one line and exit 1', async () => {
+    const file = join(directory, 'plain-file');
+    writeFileSync(file, '');
+
+    await expectRefused(
+      join(file, 'data'),
+      /data directory .*plain-file\/data \(PLANT_STORE_DATA_DIR\) cannot be made or opened/,
+    );
+  });
+
+  it('when the directory is read-only (or, for root, under /sys, which refuses root too), then one line and exit 1', async () => {
+    if (process.getuid?.() === 0) {
+      // Root writes through a 0500 mode; sysfs refuses root too (EPERM).
+      await expectRefused('/sys/plant-store/data', /cannot be made or opened: EPERM/);
+      return;
+    }
+    const readOnly = join(directory, 'read-only');
+    writeFileSync(join(directory, 'x'), '');
+    chmodSync(directory, 0o500);
+    await expectRefused(readOnly, /cannot be made or opened/);
+  });
+
+  it('when the directory would be under /proc/<pid>/ (where mkdir answers ENOENT under a parent that exists), then one line and exit 1, not a hang', async () => {
+    await expectRefused(
+      '/proc/1/plant-store/data',
+      /data directory \/proc\/1\/plant-store\/data .*cannot be made or opened/,
+    );
+  });
+
+  it('when the directory holds a store of another format, then one line names it and exit 1', async () => {
+    const dataDir = join(directory, 'data');
+    const root = open({ path: join(dataDir, 'plants.mdb') });
+    const meta = root.openDB({ name: 'meta', keyEncoding: 'ordered-binary' });
+    await meta.put('format', { store: 'plant-store', format: 99 });
+    await root.close();
+
+    await expectRefused(dataDir, /holds plant-store data of format 99/);
+  });
+});

@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import {
+  localRefusals,
+  overrunCounter,
+  OVERRUN_REFUSAL,
+} from '../../../../../src/adapters/http/server/overrun-refusals.js';
+
+describe('overrun refusals', () => {
+  const policy = { overruns: 3, windowMs: 30_000, refusalMs: 10_000 };
+
+  it('when an address overruns three times within the window, then the third refuses it, and it counts again from nothing after', () => {
+    let now = 0;
+    const record = overrunCounter(policy, () => now);
+
+    const seen = [0, 10_000, 20_000, 21_000, 22_000, 23_000].map((at) => {
+      now = at;
+      return record('198.51.100.7');
+    });
+
+    expect(seen).to.deep.equal([false, false, true, false, false, true]);
+  });
+
+  it('when overruns are further apart than the window, or from other addresses, then none refuses', () => {
+    let now = 0;
+    const record = overrunCounter(policy, () => now);
+
+    const seen = [0, 15_000, 30_000, 45_000].map((at) => {
+      now = at;
+      return record('198.51.100.7');
+    });
+    seen.push(record('198.51.100.8'), record('198.51.100.9'));
+
+    expect(seen).to.deep.equal([false, false, false, false, false, false]);
+  });
+
+  it('when a server counts its own overruns, then its refusal listeners hear the address and the refusal time', () => {
+    const refusals = localRefusals();
+    const heard: [string, number][] = [];
+    refusals.onRefusal((key, ms) => heard.push([key, ms]));
+
+    for (let i = 0; i < OVERRUN_REFUSAL.overruns; i++) refusals.overran('203.0.113.1');
+
+    expect(heard).to.deep.equal([['203.0.113.1', OVERRUN_REFUSAL.refusalMs]]);
+  });
+});
