@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RawClient, sleep } from '../../support/raw-client.js';
+import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 import { startRedisServer, type RedisUnderTest } from '../../support/redis-server.js';
 import { serverMissing } from '../../support/server-requirement.js';
 import { CLI, startService, type ServiceProcess } from '../../support/service-process.js';
@@ -50,8 +50,8 @@ describe('overrun refusals under serve --workers 2, on Redis', function () {
       await offender.ended;
       offender.destroy();
     }
-    // The primary counts the overruns the workers report and tells both.
-    await sleep(500);
+    // The primary counts the overruns the workers report and tells both: wait until one refuses.
+    await eventually(async () => (await ask(OFFENDER)) === 0, 5000, 'the offender refused');
 
     const refused = [];
     for (let i = 0; i < 6; i++) refused.push(await ask(OFFENDER));
