@@ -57,6 +57,8 @@ export class IdentityProvider {
    * every `everyMs` as the connection takes them: a provider gone wrong, or a hostile one.
    */
   oversized: { bytes: number; chunkBytes: number; everyMs: number } | undefined;
+  /** When true, the JWKS is refused (503, no body): a provider that is down, counted as a fetch. */
+  refusing = false;
   /** Of the last oversized answer, once its connection closed: bytes written, and whether all. */
   oversizedSent: Promise<{ written: number; whole: boolean }> | undefined;
 
@@ -73,6 +75,10 @@ export class IdentityProvider {
     const provider = new IdentityProvider(server, keys);
     server.on('request', (req, res) => {
       provider.fetches++;
+      if (provider.refusing) {
+        res.writeHead(503).end();
+        return;
+      }
       res.setHeader('Content-Type', 'application/json');
       if (provider.oversized !== undefined) {
         provider.oversizedSent = writeOversized(res, provider.oversized);

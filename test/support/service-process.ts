@@ -208,6 +208,32 @@ export async function startService(
   };
 }
 
+/** A worker's own listening line under `serve --workers` (stdout, LOG_LEVEL info). */
+export const WORKER_LISTENING = /"pid":(\d+),"msg":"listening"/g;
+
+/** The pids of the workers that said they listen, in the order they did. */
+export const workerPids = (service: ServiceProcess): number[] =>
+  [...service.output().matchAll(WORKER_LISTENING)].map((match) => Number(match[1]));
+
+/**
+ * `plant-store serve --workers 2` on a free port, at LOG_LEVEL info (the workers' listening lines),
+ * on the default storage (LMDB in a data directory of its own) unless `env` names another;
+ * resolves once both workers say they listen. Three processes compile through tsx on two shared
+ * cores: each wait is allowed a minute.
+ */
+export async function startWorkers(env: Record<string, string>): Promise<ServiceProcess> {
+  const service = await startService(
+    { LOG_LEVEL: 'info', ...env },
+    [...CLI, 'serve', '--workers', '2'],
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  // The primary's line (stderr) can be read before a worker's own (stdout, another pipe).
+  await service.waitFor(/"pid":\d+,"msg":"listening"[\s\S]*"pid":\d+,"msg":"listening"/);
+  return service;
+}
+
 /**
  * Builds dist/ when a source is newer than it (what `npm start` does first), for tests that start
  * so many processes that compiling each through tsx would cost minutes.

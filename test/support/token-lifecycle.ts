@@ -26,6 +26,8 @@ export function describeTokenLifecycle(
   options: { expiry?: boolean } = {},
 ): void {
   describe(`plant-store tokens and serve (the real program, ${name} storage)`, function () {
+    // A server and several commands start through tsx (seconds each on two loaded cores).
+    this.timeout(120_000);
     let env: Record<string, string>;
     let dispose: CliStorage['dispose'] | undefined;
     let server: ServiceProcess | undefined;
@@ -98,12 +100,20 @@ export function describeTokenLifecycle(
       const revokedAt = Date.now();
       expect(revoked.code, revoked.stderr).to.equal(0);
       expect(revoked.stdout).to.include(`servers refuse it within ${boundMs() / 1000} s`);
+      // A request the server admits was sent before its cached entry expired, at most the bound
+      // after the revocation: timed when sent, so that a slow answer on a loaded machine is not
+      // counted against the server.
+      let lastAdmitted = revokedAt;
+      let sentAt = Date.now();
       let response = await call('GET', '/plants', token);
-      while (response.status === 200 && Date.now() - revokedAt < boundMs() + 2000) {
+      while (response.status === 200) {
+        lastAdmitted = sentAt;
+        if (Date.now() - revokedAt > boundMs() + 2000) break;
         await new Promise((resolve) => setTimeout(resolve, 100));
+        sentAt = Date.now();
         response = await call('GET', '/plants', token);
       }
-      expect(Date.now() - revokedAt).to.be.at.most(boundMs() + 500);
+      expect(lastAdmitted - revokedAt, 'admitted after the bound').to.be.at.most(boundMs());
       expectError(response, 401, 40102);
       const after = await plantStore(['tokens', 'list', '--tenant', tenant, '--json'], env);
       expect(JSON.parse(after.stdout)[0]).to.include({ status: 'revoked' });

@@ -35,12 +35,20 @@ export const JWKS_MAX_AGE_MS = 10 * 60_000;
 export const JWKS_TIMEOUT_MS = 5_000;
 /** The largest key set read (1 MiB; providers serve a few kB): larger is a provider outage. */
 export const JWKS_MAX_BYTES = 1024 * 1024;
+/**
+ * After a key set could not be fetched, JWTs are answered unavailable for this long without
+ * another fetch (the 503's Retry-After is 1 s): a provider that is down is asked once a second,
+ * not once a request.
+ */
+export const JWKS_RETRY_MS = 1000;
 
 export interface JwtTokenVerifierOptions {
   /** Overrides JWKS_COOLDOWN_MS (tests rotate keys faster). */
   cooldownMs?: number;
   /** Overrides JWKS_MAX_BYTES. */
   maxBytes?: number;
+  /** Overrides JWKS_RETRY_MS. */
+  retryMs?: number;
   logger?: Logger;
 }
 
@@ -53,6 +61,9 @@ const TOKEN_FAULTS = new Set([
   'ERR_JOSE_NOT_SUPPORTED',
 ]);
 
+/** The fetch not tried: the last one failed less than JWKS_RETRY_MS ago. */
+class NotRetriedYet extends Error {}
+
 function scopesOf(payload: JWTPayload): Scope[] {
   const raw = payload.scope !== undefined ? payload.scope : payload.scp;
   const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
@@ -63,7 +74,8 @@ function scopesOf(payload: JWTPayload): Scope[] {
 /**
  * JWTs from an identity provider, verified with jose: signature with an allowed asymmetric
  * algorithm, `exp` (required) and `nbf` with a small clock tolerance, `iss` and `aud`. Any failed
- * check resolves undefined (401); a key set that cannot be fetched rejects as unavailable (503).
+ * check resolves undefined (401); a key set that cannot be fetched rejects as unavailable (503),
+ * and so does every JWT needing it for JWKS_RETRY_MS after, without another fetch.
  */
 export class JwtTokenVerifier implements TokenVerifier {
   private readonly key: JWTVerifyGetKey | KeyObject;
@@ -78,11 +90,17 @@ export class JwtTokenVerifier implements TokenVerifier {
       // Key sets read whole: since the last outage began, or ever.
       let fetched = 0;
       let outage: { fetched: number } | undefined;
+      // Until then no fetch is tried (jose would try one for every JWT while the set is missing).
+      let retryAt = 0;
+      const bounded = boundedFetch(options.maxBytes ?? JWKS_MAX_BYTES, () => fetched++);
       const remote = createRemoteJWKSet(new URL(config.keys.url), {
         cooldownDuration: options.cooldownMs ?? JWKS_COOLDOWN_MS,
         cacheMaxAge: JWKS_MAX_AGE_MS,
         timeoutDuration: JWKS_TIMEOUT_MS,
-        [customFetch]: boundedFetch(options.maxBytes ?? JWKS_MAX_BYTES, () => fetched++),
+        [customFetch]: (url: string, init: Parameters<typeof bounded>[1]) =>
+          Date.now() < retryAt
+            ? Promise.reject(new NotRetriedYet('the last fetch of the JWKS failed moments ago'))
+            : bounded(url, init),
       });
       this.key = async (header, token) => {
         let key: Awaited<ReturnType<typeof remote>>;
@@ -90,6 +108,8 @@ export class JwtTokenVerifier implements TokenVerifier {
           key = await remote(header, token);
         } catch (error) {
           if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw error;
+          if (!(error instanceof NotRetriedYet))
+            retryAt = Date.now() + (options.retryMs ?? JWKS_RETRY_MS);
           // Once per outage, as the stores report theirs: every JWT fails the same way meanwhile.
           if (outage === undefined) {
             outage = { fetched };

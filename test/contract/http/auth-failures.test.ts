@@ -65,16 +65,25 @@ describe('unauthenticated and unauthorised floods', () => {
   it('when one address sends made-up pst_ tokens past its budget, then 429 42902 with Retry-After, and no further store lookups', async () => {
     await start(5);
 
-    const statuses = [];
-    for (let i = 0; i < 12; i++) {
-      statuses.push((await request(service.port, list(madeUpToken()))).status);
+    // One window of the budget (1 s) must hold the sequence: one that a loaded machine made
+    // longer proves nothing, so it is sent again from another address (at most three times).
+    let statuses: number[] = [];
+    let refused: ReturnType<RawClient['response']> | undefined;
+    for (const from of ['127.0.0.1', '127.0.0.4', '127.0.0.5']) {
+      const started = Date.now();
+      lookups = 0;
+      statuses = [];
+      for (let i = 0; i < 12; i++) {
+        statuses.push((await request(service.port, list(madeUpToken()), from)).status);
+      }
+      refused = await request(service.port, list(madeUpToken()), from);
+      if (Date.now() - started < 1000) break;
     }
-    const refused = await request(service.port, list(madeUpToken()));
 
     expect(statuses.slice(0, 5)).to.deep.equal([401, 401, 401, 401, 401]);
     expect(statuses.slice(5)).to.deep.equal(Array(7).fill(429));
-    expect(refused.body).to.deep.include({ error: 42902 });
-    expect(refused.headers).to.match(/\r\nRetry-After: [1-9]\d*\r\n/);
+    expect(refused!.body).to.deep.include({ error: 42902 });
+    expect(refused!.headers).to.match(/\r\nRetry-After: [1-9]\d*\r\n/);
     expect(lookups).to.equal(5);
   });
 

@@ -158,4 +158,30 @@ describe('JWT bearer tokens over HTTP (JWKS served on loopback)', () => {
       await outage.close();
     }
   });
+
+  it('when the identity provider refuses its keys, then every JWT request answers 503 50302 and the provider is asked at most once a second, not once a request', async () => {
+    const down = await IdentityProvider.start();
+    const outage = await TokenKindsApi.start(down);
+    try {
+      const token = await down.sign(claims);
+      down.refusing = true;
+      const started = Date.now();
+
+      const answers = [];
+      for (let i = 0; i < 20; i++) answers.push(await outage.request('GET', '/plants', token));
+      const seconds = Math.floor((Date.now() - started) / 1000);
+
+      for (const response of answers) {
+        expectError(response, 503, 50302);
+        expect(response.headers['retry-after']).to.equal('1');
+      }
+      // One fetch, and one more per second the requests took (a loaded machine is slow).
+      expect(down.fetches)
+        .to.be.at.least(1)
+        .and.at.most(1 + seconds);
+    } finally {
+      await outage.close();
+      await down.close();
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { isPlantError } from '../../../src/domain/errors.js';
 import type { PlantEvent } from '../../../src/domain/webhook.js';
@@ -125,16 +125,7 @@ export function describePlantQuotaContract(
 
     it('when a subscribed tenant imports a batch, then no event is recorded (a migration is not a create)', async () => {
       const { webhooks, outbox } = storage!;
-      await webhooks!.add({
-        id: `wh_${randomBytes(8).toString('hex')}`,
-        tenant,
-        url: 'https://receiver.example/hooks',
-        secret: `whsec_${randomBytes(32).toString('base64')}`,
-        events: ['plant.created'],
-        enabled: true,
-        createdAt: new Date(),
-        health: { failures: 0 },
-      });
+      await webhooks!.add(newSubscription(tenant));
 
       expect(await store.importBatch(tenant, [plant(1n), plant(2n)], false)).to.deep.equal([
         'stored',

@@ -12,7 +12,9 @@ describeTokenLifecycle('lmdb (default)', async () => ({ env, dispose: () => {} }
   expiry: true,
 });
 
-describe('plant-store (the real program): exit codes', () => {
+describe('plant-store (the real program): exit codes', function () {
+  // Four commands start at once through tsx (over 20 s on two loaded cores).
+  this.timeout(60_000);
   it('when the program is refused, then the process exits with the documented code (2 usage, 3 not found, 1 failure)', async () => {
     const [usage, notFound, failure, help] = await Promise.all([
       plantStore(['tokens', 'create', '--tenant', 't', '--scope', 'plants:admin'], env),

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
-import { eventually, RawClient, sleep } from '../../support/raw-client.js';
+import { eventually, RawClient } from '../../support/raw-client.js';
 
 const LIMITS = {
   headersTimeoutMs: 400,
@@ -110,7 +110,7 @@ describe('closing connections (raw sockets)', () => {
   it('when a keep-alive connection stays idle after an answer, then it is destroyed after the keep-alive timeout', async () => {
     const client = await open();
     client.send('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
-    await sleep(LIMITS.keepAliveTimeoutMs / 2);
+    await eventually(() => client.text.endsWith('{"status":"ok"}'), 2000, 'answered');
     expect(client.response().status).to.equal(200);
 
     await client.ended;

@@ -53,7 +53,12 @@ describe('connections and output a client can hold (raw sockets)', () => {
     await seedBigPage(service);
 
     await nonReaders(6, 4);
-    await sleep(1500);
+    // The output watch destroys at its sweeps (every second): wait for the first that has.
+    await eventually(
+      () => service!.sockets.some((socket) => socket.destroyed) && buffered(service!) <= budget,
+      10_000,
+      'the budget held',
+    );
 
     expect(buffered(service)).to.be.at.most(budget);
     expect(await service.open()).to.be.within(1, 5);

@@ -1,8 +1,6 @@
 import { expect } from 'chai';
-import { RawClient, sleep } from '../../support/raw-client.js';
-import { startRedisServer, type RedisUnderTest } from '../../support/redis-server.js';
-import { serverMissing } from '../../support/server-requirement.js';
-import { CLI, startService, type ServiceProcess } from '../../support/service-process.js';
+import { eventually, RawClient, sleep } from '../../support/raw-client.js';
+import { startWorkers, type ServiceProcess } from '../../support/service-process.js';
 import { OVERRUN_REFUSAL } from '../../../src/adapters/http/server/overrun-refusals.js';
 
 const HEALTH = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
@@ -11,26 +9,17 @@ const BURST = HEALTH.repeat(Math.floor(65_536 / HEALTH.length));
 const OFFENDER = '127.0.0.8';
 const NEIGHBOUR = '127.0.0.9';
 
-describe('overrun refusals under serve --workers 2, on Redis', function () {
+describe('overrun refusals under serve --workers 2', function () {
   // Three processes start through tsx on two shared cores.
-  this.timeout(90_000);
-  let redis: RedisUnderTest | undefined;
+  this.timeout(150_000);
   let service: ServiceProcess | undefined;
 
-  before(async function () {
-    const started = await startRedisServer();
-    if (typeof started === 'string') return serverMissing(this, 'Redis', started);
-    redis = started;
-    service = await startService({ PLANT_STORE_STORAGE: 'redis', REDIS_URL: redis.url }, [
-      ...CLI,
-      'serve',
-      '--workers',
-      '2',
-    ]);
+  // The primary counts the workers' overruns over IPC: any storage does (the default here).
+  before(async () => {
+    service = await startWorkers({ PLANT_STORE_ACCESS_LOG: 'off' });
   });
   after(async () => {
     await service?.stop();
-    await redis?.close();
   });
 
   /** A request on a new connection from `address`: its status, 0 when refused (no answer in 2 s). */
@@ -50,8 +39,8 @@ describe('overrun refusals under serve --workers 2, on Redis', function () {
       await offender.ended;
       offender.destroy();
     }
-    // The primary counts the overruns the workers report and tells both.
-    await sleep(500);
+    // The primary counts the overruns the workers report and tells both: wait until one refuses.
+    await eventually(async () => (await ask(OFFENDER)) === 0, 5000, 'the offender refused');
 
     const refused = [];
     for (let i = 0; i < 6; i++) refused.push(await ask(OFFENDER));

@@ -95,31 +95,52 @@ for (const [name, provide] of STORES) {
 
     it('when a tenant sends as fast as it can to both alternately, then it gets one service’s limit (burst plus rate times the time, within 25%)', async () => {
       const started = Date.now();
-      let admitted = 0;
+      const statuses: number[] = [];
       let refused: HttpResponse | undefined;
-      for (let i = 0; Date.now() - started < 2000; i++) {
-        const response = await get(i % 2 === 0 ? a : b, '/plants', [bearer(TOKEN)]);
-        if (response.status === 200) admitted++;
-        else refused ??= response;
+      // Two at a time (one to each), for 2 s and until some window saw more than the rate: a
+      // loaded machine may answer fewer than RATE a second one after another.
+      while (
+        Date.now() - started < 2000 ||
+        (refused === undefined && Date.now() - started < 20_000)
+      ) {
+        const pair = await Promise.all(
+          [a, b].map((service) => get(service, '/plants', [bearer(TOKEN)])),
+        );
+        for (const response of pair) {
+          statuses.push(response.status);
+          if (response.status !== 200) refused ??= response;
+        }
       }
       const seconds = (Date.now() - started) / 1000;
+      const admitted = statuses.filter((status) => status === 200).length;
 
       const oneService = RATE + RATE * seconds;
       expect(admitted).to.be.at.most(oneService * 1.25);
-      expect(admitted).to.be.at.least(RATE * Math.floor(seconds));
+      // However the windows fell, none held more than RATE of the first RATE.
+      expect(statuses.slice(0, RATE)).to.deep.equal(Array(RATE).fill(200));
       expect(refused?.status).to.equal(429);
       expect(code(refused!)).to.equal(42901);
       expect(refused!.headers['retry-after']).to.match(/^[1-9]\d*$/);
     });
 
     it('when an address fails authentication against both, then both refuse it 429 42902 after one service’s budget (within 25%)', async () => {
-      const from: [string, string] = ['X-Forwarded-For', '192.0.2.7'];
-      const statuses: number[] = [];
+      let statuses: number[] = [];
       let refused: HttpResponse | undefined;
-      for (let i = 0; i < BUDGET * 3; i++) {
-        const response = await get(i % 2 === 0 ? a : b, '/plants', [bearer('made-up-0123'), from]);
-        statuses.push(response.status);
-        if (response.status === 429) refused ??= response;
+      // One window of the budget (1 s) must hold the sequence: one that a loaded machine made
+      // longer proves nothing, so it is sent again from another address (at once, the stores
+      // would be asked concurrently, and a MongoDB slow to answer hands its decisions to each process).
+      for (let attempt = 1; attempt <= 3; attempt++) {
+        const from: [string, string] = ['X-Forwarded-For', `192.0.2.${attempt}`];
+        const started = Date.now();
+        statuses = [];
+        refused = undefined;
+        for (let i = 0; i < BUDGET * 3; i++) {
+          const headers = [bearer('made-up-0123'), from];
+          const response = await get(i % 2 === 0 ? a : b, '/plants', headers);
+          statuses.push(response.status);
+          if (response.status === 429) refused ??= response;
+        }
+        if (Date.now() - started < 1000) break;
       }
 
       const failures = statuses.filter((status) => status === 401).length;

@@ -43,7 +43,7 @@ describe('the embedded store (lmdb) when its process is killed while it writes',
   after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it(`when ${OPENINGS} other processes open and close the directory while a process creates, then every acknowledged plant is there`, async function () {
-    // 41 processes that each load tsx: on a loaded machine they take longer than the suite's 60 s.
+    // 40 processes start through tsx: on two loaded cores that took over a minute (3 runs of 3).
     this.timeout(180_000);
     const shared = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-openers-'));
     try {

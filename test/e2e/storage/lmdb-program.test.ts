@@ -20,6 +20,7 @@ import {
   runProgram,
   startProgram,
   startService,
+  startWorkers,
   type ServiceProcess,
 } from '../../support/service-process.js';
 
@@ -146,12 +147,13 @@ describe('The default storage (lmdb) under the real program', function () {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const serve = (extra: string[] = [], env: Record<string, string> = {}) =>
+  const serve = (env: Record<string, string> = {}) =>
     startService({ PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_TOKENS: tokens, ...env }, [
       ...CLI,
       'serve',
-      ...extra,
     ]);
+  const serveWorkers = () =>
+    startWorkers({ PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_TOKENS: tokens });
 
   it('when creates under concurrent load are cut by a SIGKILL, then after a restart every acknowledged plant is there whole, and nothing never sent', async () => {
     service = await serve();
@@ -172,7 +174,7 @@ describe('The default storage (lmdb) under the real program', function () {
   });
 
   it('when serve --workers 2 loses a worker and then its primary to SIGKILL under load, then every acknowledged plant is there whole after a restart', async () => {
-    service = await serve(['--workers', '2'], { LOG_LEVEL: 'info' });
+    service = await serveWorkers();
     const running = service;
     expect(running.output()).to.match(/\(storage: lmdb, data: .*, workers: 2\)/);
     const workers = children(running.pid);
@@ -199,7 +201,7 @@ describe('The default storage (lmdb) under the real program', function () {
   });
 
   it('when 50 creates of one id race across two workers, then exactly one is answered 200 and the others 409', async () => {
-    service = await serve(['--workers', '2']);
+    service = await serveWorkers();
     const { port } = service;
 
     const statuses = await Promise.all(Array.from({ length: 50 }, () => create(port, 4242)));
@@ -209,7 +211,7 @@ describe('The default storage (lmdb) under the real program', function () {
   });
 
   it('when `plant-store tokens revoke` runs beside a serving process, then the process refuses the token within its cache bound', async () => {
-    service = await serve([], { PLANT_STORE_TOKEN_CACHE_SECONDS: '1' });
+    service = await serve({ PLANT_STORE_TOKEN_CACHE_SECONDS: '1' });
     const issued = await runProgram(
       [...CLI, 'tokens', 'create', '--tenant', TENANT, '--scope', 'plants:write'],
       { PLANT_STORE_DATA_DIR: dataDir },

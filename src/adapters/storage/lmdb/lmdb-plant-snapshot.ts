@@ -1,6 +1,6 @@
 import type { PlantSnapshot } from '../../../ports/plant-store.js';
 import type { LmdbDatabases } from './lmdb-environment.js';
-import { idOf, justAbove, plantKey, prefixEnd, tenantKey, tenantPrefix } from './lmdb-keys.js';
+import { idOf, justAbove, plantKey, tenantKey, tenantKeys } from './lmdb-keys.js';
 import { toPlant, type PlantValue } from './lmdb-plant-store.js';
 
 /**
@@ -21,9 +21,9 @@ export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
     list: async (tenant, after, limit) => {
       check();
       if (!(limit >= 1)) return [];
-      const prefix = tenantPrefix(tenant);
+      const { prefix, end } = tenantKeys(tenant);
       const start = after === undefined ? prefix : justAbove(plantKey(prefix, after));
-      const range = dbs.plants.getRange({ start, end: prefixEnd(prefix), limit, transaction });
+      const range = dbs.plants.getRange({ start, end, limit, transaction });
       return Array.from(range, ({ key, value }) => toPlant(idOf(key), value as PlantValue));
     },
     tenants: async (after, limit) => {

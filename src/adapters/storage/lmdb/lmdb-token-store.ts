@@ -95,14 +95,14 @@ export class LmdbTokenStore implements TokenStore {
     });
   }
 
-  /** Not waited to disk: a last use lost to a power cut is only a use shown older. */
+  /** Records a use (a use no newer than the one recorded changes nothing). */
   async markUsed(id: string, at: Date): Promise<void> {
     await this.writer.write(() => {
       const record = this.dbs.tokens.get(text(id)) as TokenRecord | undefined;
       if (record === undefined) return;
       if (record.lastUsedAt !== undefined && record.lastUsedAt >= at.getTime()) return;
       void this.dbs.tokens.put(id, { ...record, lastUsedAt: at.getTime() });
-    }, 'commit-only');
+    });
   }
 
   async ping(): Promise<void> {

@@ -10,10 +10,6 @@ import type { LmdbWriter } from './lmdb-writer.js';
 /** One delivery as stored; `due` is also in the due index's key. */
 type StoredDelivery = DeliveryRecord & { at: number; due: number };
 
-// Claims, completions and retries are answered once committed: one lost to a power cut only
-// delivers an event again (with its id), which at-least-once delivery allows; the creates that
-// record deliveries are flushed as the store's durability says.
-const LEASES = 'commit-only';
 // A claim looks at this many due entries beyond `max` at most, skipping tenants without room.
 const SCAN_SLACK = 1000;
 // Above every byte of UTF-8: the end of a range of keys that go on with UTF-8.
@@ -111,7 +107,7 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
         if (pending !== undefined) deliveries.push(pending);
       }
       return deliveries;
-    }, LEASES);
+    });
   }
 
   async complete(delivery: PendingDelivery): Promise<void> {
@@ -121,7 +117,7 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
       if (stored === undefined) return;
       void this.dbs.due.remove(dueKey(stored.due, key));
       void this.dbs.deliveries.remove(key);
-    }, LEASES);
+    });
   }
 
   async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
@@ -132,7 +128,7 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
       void this.dbs.due.remove(dueKey(stored.due, key));
       void this.dbs.deliveries.put(key, { ...stored, due: due.getTime(), attempts });
       void this.dbs.due.put(dueKey(due.getTime(), key), true);
-    }, LEASES);
+    });
   }
 
   async size(tenant?: string): Promise<number> {

@@ -38,15 +38,16 @@ export class LmdbWriter {
   ) {}
 
   /**
-   * Runs `callback` in a write transaction; resolves its result once durable as `durability` says.
+   * Runs `callback` in a write transaction; resolves its result once durable as the store's
+   * durability says (the environment's: flushed with each commit, or `noSync` for commit-only).
    * Past the stores' deadline (a disk that stopped answering, a lock held by a stuck process) it
    * answers storage-unavailable, as every store does; the write may still be committed later.
    */
-  write<T>(callback: () => T, durability: LmdbDurability = this.durability): Promise<T> {
+  write<T>(callback: () => T): Promise<T> {
     // Promise chains rather than an async frame: every create passes here.
     const committed = this.root.transaction(callback);
     const done =
-      durability === 'flush'
+      this.durability === 'flush'
         ? committed.then((result) => this.root.flushed.then(() => result))
         : committed;
     const translated = done.catch((error: unknown) =>

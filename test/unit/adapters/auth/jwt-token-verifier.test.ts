@@ -66,12 +66,44 @@ describe('JwtTokenVerifier', () => {
     expect(isPlantError(error) && error.code).to.equal('token-verification-unavailable');
   });
 
+  it('when the provider refuses the JWKS, then JWTs are answered unavailable without another fetch until the retry time has passed', async () => {
+    const verifier = new JwtTokenVerifier(jwtConfigFor(provider), { retryMs: 60_000 });
+    const token = await provider.sign({ tenant: 't' });
+    provider.refusing = true;
+
+    const refusals = [];
+    for (let i = 0; i < 20; i++) refusals.push(await rejection(verifier.verify(token)));
+    provider.refusing = false;
+    refusals.push(await rejection(verifier.verify(token)));
+
+    for (const error of refusals) {
+      expect(isPlantError(error) && error.code).to.equal('token-verification-unavailable');
+    }
+    expect(provider.fetches).to.equal(1);
+  });
+
+  it('when the retry time after a refused JWKS has passed, then the next JWT fetches it again and is accepted', async () => {
+    const verifier = new JwtTokenVerifier(jwtConfigFor(provider), { retryMs: 200 });
+    const token = await provider.sign({ tenant: 't', scope: 'plants:read' });
+    provider.refusing = true;
+    const refused = await rejection(verifier.verify(token));
+    provider.refusing = false;
+
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const accepted = await verifier.verify(token);
+
+    expect(isPlantError(refused) && refused.code).to.equal('token-verification-unavailable');
+    expect(accepted).to.deep.equal({ tenant: 't', scopes: ['plants:read'] });
+    expect(provider.fetches).to.equal(2);
+  });
+
   it('when the provider streams a key set of 50 MB, then the verifier cuts it past 1 MiB, answers unavailable, logs once, and recovers once the set is normal', async () => {
     const lines: string[] = [];
     const log = (level: string) => (_: object, message?: string) =>
       lines.push(`${level} ${message}`);
     const logger = { debug() {}, info: log('info'), warn: log('warn'), error: log('error') };
-    const verifier = new JwtTokenVerifier(jwtConfigFor(provider), { logger });
+    // Each refusal fetches again (no retry time): each oversized answer is cut.
+    const verifier = new JwtTokenVerifier(jwtConfigFor(provider), { logger, retryMs: 0 });
     const token = await provider.sign({ tenant: 't' });
     provider.oversized = { bytes: 50 * MB, chunkBytes: 64 * 1024, everyMs: 5 };
 
