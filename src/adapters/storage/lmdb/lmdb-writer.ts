@@ -107,9 +107,15 @@ interface Syncable {
   sync(callback: (error?: unknown) => void): void;
 }
 
-/** lmdb-js's sync reports its failure as an Error or as LMDB's message. */
-const asError = (error: unknown): Error =>
-  error instanceof Error ? error : new Error(String(error));
+/**
+ * lmdb-js's sync fails with an Error holding LMDB's message (strerror) and no code: a sync that
+ * failed is the disk's failure, EIO, which translate() reads as a full or a failing disk.
+ */
+function asError(error: unknown): Error {
+  const failed = error instanceof Error ? error : new Error(String(error));
+  if (typeof codeOf(failed) !== 'number') Object.assign(failed, { code: EIO });
+  return failed;
+}
 
 /**
  * A failed commit rejects every write of its batch with one error whose `commitError`, a promise,
