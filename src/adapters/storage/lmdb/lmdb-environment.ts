@@ -91,10 +91,7 @@ export function openEnvironment(
       // a commit flushes before it is answered, and grouped commits share that flush.
       overlappingSync: false,
       ...OWNER_ONLY,
-      // MDB_NOMETASYNC: a commit flushes its pages under the write lock and writes its meta page
-      // unflushed; LmdbWriter answers a durable write after a forced sync outside the lock, so
-      // that the processes' flushes overlap (lmdb-writer.ts has the integrity argument).
-      ...(options.noSync ? { noSync: true } : { noMetaSync: true }),
+      ...(options.noSync && { noSync: true }),
     });
   } catch (error) {
     throw openError(path, `cannot be opened: ${reason(error)}`, error);

@@ -26,26 +26,10 @@ const unavailable = (): PlantError =>
  * Runs write transactions on the environment: each callback runs inside LMDB's one write
  * transaction of the whole environment (a lock across processes), so that what it reads cannot
  * change before what it writes is committed. lmdb-js's writer thread commits every callback
- * queued while it was busy in one transaction, so that concurrent writes share one flush. A
- * callback must throw before its first write, never after (the writes of a batch commit
- * together).
- *
- * Durable writes (`flush`) need the environment opened with LMDB's MDB_NOMETASYNC
- * (lmdb-environment.ts): a commit writes its pages, flushes them (`fdatasync`, under the write
- * lock), then writes its meta page without flushing it, and the lock is free for the next
- * commit, of this process or another. The write is answered once a forced environment sync
- * (`mdb_env_sync(env, 1)`: one more `fdatasync`, outside the lock) has flushed that meta page;
- * every commit resolved in one turn of the event loop shares that sync, and the next commit's
- * own page flush covers it as well. LMDB keeps the two latest snapshots' pages (it reuses only
- * pages freed before the previous transaction), so a crash at any point finds a meta page
- * pointing at flushed pages: at worst the newest commit, not yet answered, is undone.
+ * queued while it was busy in one transaction, so that concurrent writes share one flush. A callback must throw before its first write, never
+ * after (the writes of a batch commit together).
  */
 export class LmdbWriter {
-  /** The sync that the commits resolved in this turn of the event loop share (not begun yet). */
-  private gathering: Promise<void> | undefined;
-  /** Syncs begun or gathering, which closing waits for. */
-  private readonly syncing = new Set<Promise<void>>();
-
   constructor(
     private readonly root: RootDatabase,
     private readonly durability: LmdbDurability = 'flush',
@@ -63,58 +47,13 @@ export class LmdbWriter {
     const committed = this.root.transaction(callback);
     const done =
       durability === 'flush'
-        ? committed.then((result) => this.synced().then(() => result))
+        ? committed.then((result) => this.root.flushed.then(() => result))
         : committed;
     const translated = done.catch((error: unknown) =>
       translate(error, this.dataDir).then((cause) => Promise.reject(cause as Error)),
     );
     return withinDeadline(translated, () => false);
   }
-
-  /**
-   * Resolves once a forced environment sync has completed that began after this call: the
-   * commits resolved before it (their meta pages written) are then on disk. Calls of one turn of
-   * the event loop share one sync, begun at the end of the turn.
-   */
-  private synced(): Promise<void> {
-    if (this.gathering !== undefined) return this.gathering;
-    const sync = new Promise<void>((resolve, reject) => {
-      setImmediate(() => {
-        this.gathering = undefined;
-        (this.root as unknown as Syncable).sync((error) =>
-          error ? reject(asError(error)) : resolve(),
-        );
-      });
-    });
-    this.gathering = sync;
-    this.syncing.add(sync);
-    const settled = () => void this.syncing.delete(sync);
-    sync.then(settled, settled);
-    return sync;
-  }
-
-  /** Resolves once no sync is under way (the environment may then be closed). */
-  async drain(): Promise<void> {
-    while (this.syncing.size > 0) await Promise.allSettled([...this.syncing]);
-  }
-}
-
-/**
- * lmdb-js's `sync(callback)`, left out of its declarations: `mdb_env_sync(env, 1)` on libuv's
- * thread pool (its src/env.cpp, SyncWorker), the callback called with an error or nothing.
- */
-interface Syncable {
-  sync(callback: (error?: unknown) => void): void;
-}
-
-/**
- * lmdb-js's sync fails with an Error holding LMDB's message (strerror) and no code: a sync that
- * failed is the disk's failure, EIO, which translate() reads as a full or a failing disk.
- */
-function asError(error: unknown): Error {
-  const failed = error instanceof Error ? error : new Error(String(error));
-  if (typeof codeOf(failed) !== 'number') Object.assign(failed, { code: EIO });
-  return failed;
 }
 
 /**

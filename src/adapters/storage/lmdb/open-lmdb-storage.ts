@@ -48,7 +48,6 @@ export async function openLmdbStorage(
     backup: (path, compact) => dbs.root.backup(path, compact),
     close: async () => {
       clearInterval(sweep);
-      await writer.drain();
       await Promise.all([dbs.root.close(), counts.close()]);
     },
   };
