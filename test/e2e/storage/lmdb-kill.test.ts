@@ -34,6 +34,18 @@ async function lost(dataDir: string, acknowledged: bigint[]): Promise<bigint[]> 
   }
 }
 
+/** The tenant's count is exact: a quota of one more than it holds takes one more plant. */
+async function expectCount(dataDir: string, held: number): Promise<void> {
+  const counted = await openLmdbStorage({ dataDir, maxPlantsPerTenant: held + 1 });
+  try {
+    expect(await counted.plants.insert('killed', { id: -1n, name: 'after' })).to.equal(true);
+    const refused = await counted.plants.insert('killed', { id: -2n, name: 'x' }).catch((e) => e);
+    expect(isPlantError(refused) && refused.code).to.equal('plant-quota-reached');
+  } finally {
+    await counted.close();
+  }
+}
+
 describe('the embedded store (lmdb) when its process is killed while it writes', function () {
   this.timeout(60_000);
   let dataDir: string;
@@ -69,6 +81,51 @@ describe('the embedded store (lmdb) when its process is killed while it writes',
     }
   });
 
+  it(`when two processes create at once and both are SIGKILLed after ${BEFORE_KILL} acknowledged creates each, then every plant either acknowledged is there, each with its event, and the count matches the plants`, async () => {
+    const shared = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-two-'));
+    try {
+      const setup = await openLmdbStorage({ dataDir: shared });
+      await setup.webhooks!.add(newSubscription('killed'));
+      await setup.close();
+      // Each its own ids (the second from 10^9), both in one tenant: one count, one outbox.
+      const children = ['0', '1000000000'].map((from) =>
+        spawn(process.execPath, ['--import', 'tsx', CHILD, shared, from], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        }),
+      );
+      const acknowledged: bigint[] = [];
+      let both = 0;
+      await Promise.all(
+        children.map(async (child) => {
+          const exited = new Promise((resolve) => child.once('exit', resolve));
+          let own = 0;
+          for await (const line of createInterface({ input: child.stdout })) {
+            acknowledged.push(BigInt(line));
+            // Killed together, once each has had BEFORE_KILL creates acknowledged.
+            if (++own === BEFORE_KILL && ++both === children.length) {
+              for (const each of children) each.kill('SIGKILL');
+            }
+          }
+          await exited;
+        }),
+      );
+
+      expect(acknowledged.length).to.be.at.least(2 * BEFORE_KILL);
+      expect(await lost(shared, acknowledged)).to.deep.equal([]);
+      const storage = await openLmdbStorage({ dataDir: shared, maxPlantsPerTenant: 0 });
+      let held: number;
+      try {
+        held = (await storage.plants.list('killed', undefined, 1_000_000)).length;
+        expect(await storage.outbox!.size('killed')).to.equal(held);
+      } finally {
+        await storage.close();
+      }
+      await expectCount(shared, held);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
   it(`when a process is SIGKILLed after ${BEFORE_KILL} acknowledged creates, then every acknowledged plant is there, each with its event, and the count matches the plants`, async () => {
     const setup = await openLmdbStorage({ dataDir });
     await setup.webhooks!.add(newSubscription('killed'));
@@ -95,14 +152,6 @@ describe('the embedded store (lmdb) when its process is killed while it writes',
     } finally {
       await storage.close();
     }
-    // The tenant's count is exact: a quota of one more than it holds takes one more plant.
-    const counted = await openLmdbStorage({ dataDir, maxPlantsPerTenant: held.length + 1 });
-    try {
-      expect(await counted.plants.insert('killed', { id: -1n, name: 'after' })).to.equal(true);
-      const refused = await counted.plants.insert('killed', { id: -2n, name: 'x' }).catch((e) => e);
-      expect(isPlantError(refused) && refused.code).to.equal('plant-quota-reached');
-    } finally {
-      await counted.close();
-    }
+    await expectCount(dataDir, held.length);
   });
 });
