@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
   chmodSync,
@@ -466,6 +467,25 @@ describe('An unusable data directory under the real program', function () {
       '/proc/1/plant-store/data',
       /data directory \/proc\/1\/plant-store\/data .*cannot be made or opened/,
     );
+  });
+
+  it('when the data file is cut short (a copy stopped by a full disk), then one line and exit 1, not a SIGBUS', async () => {
+    const dataDir = join(directory, 'data');
+    const root = open({ path: join(dataDir, 'plants.mdb') });
+    await root.put('x', 'y'.repeat(20_000));
+    await root.close();
+    const bytes = readFileSync(join(dataDir, 'plants.mdb'));
+    writeFileSync(join(dataDir, 'plants.mdb'), bytes.subarray(0, bytes.length - 100));
+
+    await expectRefused(dataDir, /plants\.mdb \(PLANT_STORE_DATA_DIR\) is damaged \(.*cut short\)/);
+  });
+
+  it('when the data file is a FIFO, then one line and exit 1, not a hang', async () => {
+    const dataDir = join(directory, 'data');
+    mkdirSync(dataDir);
+    execFileSync('mkfifo', [join(dataDir, 'plants.mdb')]);
+
+    await expectRefused(dataDir, /plants\.mdb \(PLANT_STORE_DATA_DIR\) is a FIFO/);
   });
 
   it('when the directory holds a store of another format, then one line names it and exit 1', async () => {
