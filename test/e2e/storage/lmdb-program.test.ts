@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
@@ -407,6 +407,42 @@ describe('The default storage (lmdb) under the real program', function () {
     expect(service.output()).to.not.include(token!);
     expect(service.output()).to.include('the development token (id 0000000000000000)');
     expect(await create(service.port, 7, token)).to.equal(409);
+  });
+
+  it('when a store that `npm start` gave a development token is later served with PLANT_STORE_TOKENS, then the start says the token still works, until it is revoked', async () => {
+    const first = await startService({ PLANT_STORE_DATA_DIR: dataDir });
+    service = first;
+    const [, token] = await first.waitFor(/export TOKEN=(pst_\S+)/);
+    await first.kill();
+
+    service = await serve();
+    expect(service.output()).to.include(
+      'the development token (id 0000000000000000) issued at a start without tokens configured still works',
+    );
+    expect(await create(service.port, 8, token)).to.equal(200);
+    await service.kill();
+
+    const revoked = await runProgram([...CLI, 'tokens', 'revoke', '0000000000000000'], {
+      PLANT_STORE_DATA_DIR: dataDir,
+    });
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    service = await serve();
+    expect(service.output()).to.not.include('development token');
+  });
+
+  it('when JWTs are configured and no static token, then no development token is issued, printed or stored', async () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    service = await startService({
+      PLANT_STORE_DATA_DIR: dataDir,
+      PLANT_STORE_JWT_ISSUER: 'https://issuer.example/',
+      PLANT_STORE_JWT_AUDIENCE: 'plant-store',
+      PLANT_STORE_JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    expect(service.output()).to.not.include('TOKEN=').and.not.include('development token');
+    await service.kill();
+
+    const listed = await runProgram([...CLI, 'tokens', 'list'], { PLANT_STORE_DATA_DIR: dataDir });
+    expect(listed.stdout).to.not.include('0000000000000000');
   });
 });
 
