@@ -15,7 +15,7 @@ Copies the embedded store (lmdb, the default storage) to a new file while server
 the copy is the store at one instant, holding every write acknowledged before the backup began.
 An existing DIR receives DIR/${DATA_FILE}. The copy is written beside FILE under a temporary name,
 made 0600 (it holds token digests and webhook secrets), flushed and then named FILE, so FILE is
-whole or absent; an existing FILE is never overwritten.
+whole or absent; an existing FILE is never overwritten. The copy is a file: - (stdout) is refused.
 
 Restore (docs/operations.md, "Backups"): stop every process on the data directory, move its
 ${DATA_FILE} and ${DATA_FILE}-lock away, put the copy there as ${DATA_FILE}, start.
@@ -67,7 +67,12 @@ async function writeCopy(
     } finally {
       await handle.close();
     }
-    await link(staged, file);
+    await link(staged, file).catch((error: NodeJS.ErrnoException) => {
+      // Made meanwhile by someone else: kept, as one there before is (exit 2 too).
+      if (error.code === 'EEXIST')
+        throw new UsageError(`${file} exists; a backup writes a new file`);
+      throw error;
+    });
     return (await stat(file)).size;
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -84,6 +89,12 @@ export const backupCommand = async (
   });
   if (values.output === undefined || values.output === '') {
     throw new UsageError('--output FILE|DIR is required');
+  }
+  if (values.output === '-') {
+    // Export's stdout; LMDB's copy goes to a file it makes (a file named "-" was made before).
+    throw new UsageError(
+      '--output - (stdout) cannot take a backup, which LMDB writes to a file: name a file or a directory (plant-store export writes to stdout)',
+    );
   }
   const config = sharedStorageConfig(env, 'plants');
   const { kind } = config.storage;

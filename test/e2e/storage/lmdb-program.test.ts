@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { open } from 'lmdb';
@@ -350,6 +351,21 @@ describe('The default storage (lmdb) under the real program', function () {
     expect(statSync(copy).mode & 0o777).to.equal(0o600);
     const restored = await exported(backups);
     expectDurable(restored, { acknowledged: before, sent: written.sent });
+  });
+
+  it('when `plant-store backup --output -` is asked, then one line says a backup is a file, exit 2, and no file named - is made', async () => {
+    // The programs run in the repository's root.
+    const made = fileURLToPath(new URL('../../../-', import.meta.url));
+    try {
+      const { code, stderr } = await runProgram([...CLI, 'backup', '--output', '-'], {
+        PLANT_STORE_DATA_DIR: dataDir,
+      });
+      expect(code, stderr).to.equal(2);
+      expect(stderr.split('\n')[0]).to.match(/--output - \(stdout\) cannot take a backup/);
+      expect(existsSync(made), 'a file named -').to.equal(false);
+    } finally {
+      rmSync(made, { force: true });
+    }
   });
 
   it('when `plant-store backup` is asked of Redis or MongoDB, then one line names their own tools, exit 1', async () => {
