@@ -18,6 +18,11 @@ const DIRECTORY_MODE = 0o700;
 // lmdb-js hands `permissionsMode` to mdb_env_open (its src/env.cpp; 0664 by default), though its
 // declarations omit it: spread from a constant, so the excess-property check does not apply.
 const OWNER_ONLY = { permissionsMode: 0o600 };
+// Every process on the directory holds a slot of the readers' table (its lock file) while it is
+// open: `serve --workers 256` and the commands beside it. LMDB's 126 refused the 127th process
+// (MDB_READERS_FULL); 1024 slots make a lock file of 64 KiB. The first process to open the
+// directory sizes the table; the others use it as it is.
+const MAX_READERS = 1024;
 
 /** Every database of the environment, by name. */
 export interface LmdbDatabases {
@@ -87,6 +92,7 @@ export function openEnvironment(
       // opened and closed the environment (about 1 in 5,000 over 40 openings, none without it):
       // a commit flushes before it is answered, and grouped commits share that flush.
       overlappingSync: false,
+      maxReaders: MAX_READERS,
       ...OWNER_ONLY,
       ...(options.noSync && { noSync: true }),
     });
@@ -122,7 +128,7 @@ export function openLimitsEnvironment(dataDir: string): RootDatabase {
   const path = join(dataDir, LIMITS_FILE);
   const file = checkDataFile(path);
   try {
-    return open({ path: file, noSync: true, ...OWNER_ONLY });
+    return open({ path: file, noSync: true, maxReaders: MAX_READERS, ...OWNER_ONLY });
   } catch (error) {
     throw openError(path, `cannot be opened: ${reason(error)}`, error);
   }
