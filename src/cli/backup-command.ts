@@ -2,6 +2,7 @@ import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promis
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/index.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
 import { sharedStorageConfig } from './shared-storage.js';
 import type { exportCommand } from './transfer-commands.js';
@@ -103,6 +104,7 @@ export const backupCommand = async (
       `backup copies the embedded store (lmdb) only; back PLANT_STORE_STORAGE=${kind} up with ${OWN_TOOLS[kind] ?? 'its own tools'}, or use plant-store export`,
     );
   }
+  await refuseDataDirOutput(values.output, config.storage.dataDir);
   const file = await backupFile(values.output);
   const started = performance.now();
   const store = await open(config);

@@ -3,11 +3,14 @@ import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -351,6 +354,47 @@ describe('The default storage (lmdb) under the real program', function () {
     expect(statSync(copy).mode & 0o777).to.equal(0o600);
     const restored = await exported(backups);
     expectDurable(restored, { acknowledged: before, sent: written.sent });
+  });
+
+  it('when export or backup --output names a file of the data directory (or a link to one), then one line and exit 2, and the store is left as it was (an export replaced plants.mdb with NDJSON, exit 0)', async () => {
+    const made = await runProgram(
+      [...CLI, 'tokens', 'create', '--tenant', 'kept', '--scope', 'plants:read'],
+      {
+        PLANT_STORE_DATA_DIR: dataDir,
+      },
+    );
+    expect(made.code, made.stderr).to.equal(0);
+    const before = readFileSync(join(dataDir, 'plants.mdb'));
+    symlinkSync(join(dataDir, 'plants.mdb'), join(directory, 'soft.mdb'));
+    linkSync(join(dataDir, 'plants.mdb'), join(directory, 'hard.mdb'));
+    const targets = [
+      ['export', join(dataDir, 'plants.mdb')],
+      ['export', join(dataDir, 'plants.mdb-lock')],
+      ['export', join(dataDir, 'limits.mdb')],
+      ['export', join(dataDir, 'new.ndjson')],
+      ['export', join(directory, 'soft.mdb')],
+      ['export', join(directory, 'hard.mdb')],
+      ['backup', join(dataDir, 'copy.mdb')],
+      ['backup', dataDir],
+    ];
+    for (const [command, output] of targets) {
+      const { code, stderr } = await runProgram([...CLI, command!, '--output', output!], {
+        PLANT_STORE_DATA_DIR: dataDir,
+      });
+      expect(code, `${command} ${output}: ${stderr}`).to.equal(2);
+      expect(stderr.split('\n')[0]).to.match(
+        /the data directory .* \(PLANT_STORE_DATA_DIR\), which holds the store itself/,
+      );
+    }
+    expect(readFileSync(join(dataDir, 'plants.mdb')).equals(before)).to.equal(true);
+    expect(readdirSync(dataDir).sort()).to.deep.equal([
+      'limits.mdb',
+      'limits.mdb-lock',
+      'plants.mdb',
+      'plants.mdb-lock',
+    ]);
+    const listed = await runProgram([...CLI, 'tokens', 'list'], { PLANT_STORE_DATA_DIR: dataDir });
+    expect(listed.stdout).to.include('kept');
   });
 
   it('when `plant-store backup --output -` is asked, then one line says a backup is a file, exit 2, and no file named - is made', async () => {
