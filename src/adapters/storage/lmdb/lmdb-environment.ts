@@ -128,7 +128,16 @@ export function openLimitsEnvironment(dataDir: string): RootDatabase {
   const path = join(dataDir, LIMITS_FILE);
   const file = checkDataFile(path);
   try {
-    return open({ path: file, noSync: true, maxReaders: MAX_READERS, ...OWNER_ONLY });
+    // Without event-turn batching, as the plants' environment: with it, a commit failing for want
+    // of room rejected a promise of lmdb-js's own that nothing could handle, and the process ended
+    // (one failed authentication on a full disk stopped the server).
+    return open({
+      path: file,
+      noSync: true,
+      eventTurnBatching: false,
+      maxReaders: MAX_READERS,
+      ...OWNER_ONLY,
+    });
   } catch (error) {
     throw openError(path, `cannot be opened: ${reason(error)}`, error);
   }
