@@ -2,6 +2,7 @@ import {
   closeSync,
   existsSync,
   fstatSync,
+  lstatSync,
   openSync,
   readSync,
   realpathSync,
@@ -100,6 +101,10 @@ export function checkDataFile(path: string): string {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
       throw refused(path, `cannot be read: ${(error as NodeJS.ErrnoException).code}`, error);
+    }
+    // A link to nothing: LMDB would make the file where it points, anywhere this user may write.
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw refused(path, 'is a symbolic link to nothing; remove it or make its target');
     }
   }
   if (stats !== undefined && !stats.isFile()) {

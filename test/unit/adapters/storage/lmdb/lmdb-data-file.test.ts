@@ -116,6 +116,15 @@ describe('the embedded store (lmdb) data file check', () => {
     }
   });
 
+  it('when the file is a link to nothing, then it is refused, and nothing is made where it points', () => {
+    mkdirSync(dataDir);
+    const target = join(directory, 'elsewhere.mdb');
+    symlinkSync(target, path);
+
+    expect(refusal(path).message).to.include('is a symbolic link to nothing');
+    expect(existsSync(target)).to.equal(false);
+  });
+
   it('when the store is checked while it commits, then it is never refused (pages are on disk before the meta page naming them)', async () => {
     await healthyFile();
     const storage = await openLmdbStorage({ dataDir });
