@@ -36,8 +36,12 @@ const READS = 3;
 
 const VARIABLE = 'PLANT_STORE_DATA_DIR';
 
-const refused = (path: string, problem: string, cause?: unknown): StorageOpenError =>
-  new StorageOpenError(`data file ${path}`, VARIABLE, problem, { cause });
+const refused = (
+  path: string,
+  problem: string,
+  cause?: unknown,
+  what = 'data file',
+): StorageOpenError => new StorageOpenError(`${what} ${path}`, VARIABLE, problem, { cause });
 
 const damaged = (path: string, why: string): StorageOpenError =>
   refused(
@@ -111,6 +115,18 @@ export function checkDataFile(path: string): string {
     throw refused(path, `is ${kindOf(stats)}, not a file LMDB can open; move it away`);
   }
   const file = stats === undefined ? path : realpathSync(path);
+  // LMDB maps its lock file too: one that is a directory or a FIFO ended the process (SIGSEGV),
+  // and a link would be followed. The lock holds no data: LMDB makes it again.
+  const lock = lstatSync(`${file}-lock`, { throwIfNoEntry: false });
+  if (lock !== undefined && !lock.isFile()) {
+    const kind = lock.isSymbolicLink() ? 'a symbolic link' : kindOf(lock);
+    throw refused(
+      `${file}-lock`,
+      `is ${kind}, not a file LMDB can lock with; move it away (it holds no data: LMDB makes it again)`,
+      undefined,
+      'lock file',
+    );
+  }
   if (stats !== undefined && stats.size > 0) checkPages(path, file);
   const making = stats === undefined || stats.size === 0 || !existsSync(`${file}-lock`);
   if (making && lowOnSpace(dirname(file))) {

@@ -42,10 +42,11 @@ describe('the embedded store (lmdb) data file check', () => {
     return readFileSync(path);
   }
 
-  const refusal = (file: string): StorageOpenError => {
+  /** The refusal of checking `checked`, naming `file`. */
+  const refusal = (file: string, checked = file): StorageOpenError => {
     let caught: unknown;
     try {
-      checkDataFile(file);
+      checkDataFile(checked);
     } catch (error) {
       caught = error;
     }
@@ -123,6 +124,20 @@ describe('the embedded store (lmdb) data file check', () => {
 
     expect(refusal(path).message).to.include('is a symbolic link to nothing');
     expect(existsSync(target)).to.equal(false);
+  });
+
+  it('when its lock file is a FIFO, a directory or a link, then it is refused in one line (a FIFO or a directory ended the process with SIGSEGV)', async () => {
+    await healthyFile();
+    const lock = `${path}-lock`;
+    rmSync(lock);
+    execFileSync('mkfifo', [lock]);
+    expect(refusal(lock, path).message).to.match(/^lock file .* is a FIFO/);
+    rmSync(lock);
+    mkdirSync(lock);
+    expect(refusal(lock, path).message).to.include('is a directory');
+    rmSync(lock, { recursive: true });
+    symlinkSync(join(directory, 'other-lock'), lock);
+    expect(refusal(lock, path).message).to.include('is a symbolic link');
   });
 
   it('when the store is checked while it commits, then it is never refused (pages are on disk before the meta page naming them)', async () => {
