@@ -2,6 +2,7 @@ import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promis
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/index.js';
 import { EXIT, UsageError } from './exit-codes.js';
+import { refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
 import { sharedStorageConfig } from './shared-storage.js';
 import type { exportCommand } from './transfer-commands.js';
@@ -15,7 +16,7 @@ Copies the embedded store (lmdb, the default storage) to a new file while server
 the copy is the store at one instant, holding every write acknowledged before the backup began.
 An existing DIR receives DIR/${DATA_FILE}. The copy is written beside FILE under a temporary name,
 made 0600 (it holds token digests and webhook secrets), flushed and then named FILE, so FILE is
-whole or absent; an existing FILE is never overwritten.
+whole or absent; an existing FILE is never overwritten. The copy is a file: - (stdout) is refused.
 
 Restore (docs/operations.md, "Backups"): stop every process on the data directory, move its
 ${DATA_FILE} and ${DATA_FILE}-lock away, put the copy there as ${DATA_FILE}, start.
@@ -67,7 +68,12 @@ async function writeCopy(
     } finally {
       await handle.close();
     }
-    await link(staged, file);
+    await link(staged, file).catch((error: NodeJS.ErrnoException) => {
+      // Made meanwhile by someone else: kept, as one there before is (exit 2 too).
+      if (error.code === 'EEXIST')
+        throw new UsageError(`${file} exists; a backup writes a new file`);
+      throw error;
+    });
     return (await stat(file)).size;
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -85,6 +91,12 @@ export const backupCommand = async (
   if (values.output === undefined || values.output === '') {
     throw new UsageError('--output FILE|DIR is required');
   }
+  if (values.output === '-') {
+    // Export's stdout; LMDB's copy goes to a file it makes (a file named "-" was made before).
+    throw new UsageError(
+      '--output - (stdout) cannot take a backup, which LMDB writes to a file: name a file or a directory (plant-store export writes to stdout)',
+    );
+  }
   const config = sharedStorageConfig(env, 'plants');
   const { kind } = config.storage;
   if (kind !== 'lmdb') {
@@ -92,6 +104,7 @@ export const backupCommand = async (
       `backup copies the embedded store (lmdb) only; back PLANT_STORE_STORAGE=${kind} up with ${OWN_TOOLS[kind] ?? 'its own tools'}, or use plant-store export`,
     );
   }
+  await refuseDataDirOutput(values.output, config.storage.dataDir);
   const file = await backupFile(values.output);
   const started = performance.now();
   const store = await open(config);

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants, fstat, type Stats } from 'node:fs';
 import { lstat, open, readdir, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { writeChunksAtomically } from '../adapters/transfer/atomic-file.js';
 import { UsageError } from './exit-codes.js';
 
@@ -133,4 +133,44 @@ export async function openExportOutput(output: string | undefined): Promise<Expo
       writeChunksAtomically(target.path, chunks, signal, temporaryName(target.path)),
     close: async () => {},
   };
+}
+
+/** The realpath of `path`, or of its nearest existing parent with the rest appended. */
+async function settledPath(path: string): Promise<string> {
+  const absolute = resolve(path);
+  const found = await realpath(absolute).catch(() => undefined);
+  if (found !== undefined) return found;
+  const parent = dirname(absolute);
+  return parent === absolute ? absolute : join(await settledPath(parent), basename(absolute));
+}
+
+// The embedded store's files (lmdb-environment.ts): one replaced by a file of another kind is
+// the store lost (plants.mdb, limits.mdb) or its lock split in two (a `-lock` replaced while
+// processes hold the one they opened: two writers at once).
+const STORE_FILES = ['plants.mdb', 'plants.mdb-lock', 'limits.mdb', 'limits.mdb-lock'];
+
+/**
+ * Refuses (exit 2) an `--output` of `export` or `backup` that is in the embedded store's data
+ * directory, or that is one of its files by another name (a hard or symbolic link): written
+ * there, an export replaced `plants.mdb` whole with NDJSON (every plant, token and subscription
+ * lost, exit 0), and a file of the directory's is the store's to manage.
+ */
+export async function refuseDataDirOutput(output: string, dataDir: string): Promise<void> {
+  if (output === '' || output === '-') return;
+  const directory = await settledPath(dataDir);
+  const target = await settledPath(output);
+  const inside = dirname(target) === directory || target === directory;
+  const found = await stat(output).catch(() => undefined);
+  let same = false;
+  if (found !== undefined && !inside) {
+    for (const name of STORE_FILES) {
+      const file = await stat(join(directory, name)).catch(() => undefined);
+      if (file !== undefined && file.dev === found.dev && file.ino === found.ino) same = true;
+    }
+  }
+  if (inside || same) {
+    throw new UsageError(
+      `--output ${output} is ${same ? 'a file of' : 'in'} the data directory ${dataDir} (PLANT_STORE_DATA_DIR), which holds the store itself: write it elsewhere`,
+    );
+  }
 }

@@ -18,7 +18,7 @@ import { sharedStorageConfig } from './shared-storage.js';
 import { parseExactJson } from '../adapters/exact-json.js';
 import { readLines } from '../adapters/transfer/ndjson-lines.js';
 import { EXIT, UsageError } from './exit-codes.js';
-import { openExportOutput } from './export-output.js';
+import { openExportOutput, refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
 import type { Io } from './token-commands.js';
 
@@ -128,6 +128,9 @@ export async function exportCommand(
     if (bad !== undefined) throw new UsageError(`--tenant ${bad}`);
   }
   const config = sharedStorageConfig(env, 'plants');
+  if (values.output !== undefined && config.storage.kind === 'lmdb') {
+    await refuseDataDirOutput(values.output, config.storage.dataDir);
+  }
   // Before anything is read: a directory is refused, a device or FIFO opened.
   const output = await openExportOutput(values.output);
   let store: Awaited<ReturnType<OpenPlantStore>>;

@@ -18,8 +18,13 @@ const announce = (token: string, kept: boolean): void => {
   console.error(`  export TOKEN=${token}`);
 };
 
-/** Whether this start has no token of its own configured: the case for a development token. */
-export const wantsDevelopmentToken = (config: Config): boolean => config.staticTokens.length === 0;
+/**
+ * Whether this start has no token of its own configured (no static token, no JWT issuer): the case
+ * for a development token. A service that takes JWTs has its callers already, and a token minted
+ * beside them, printed to its logs and kept in the store, would be one nobody asked for.
+ */
+export const wantsDevelopmentToken = (config: Config): boolean =>
+  config.staticTokens.length === 0 && config.jwt === undefined;
 
 /** The memory storage forgets managed tokens: a fresh static token, printed at every start. */
 export function withStaticDevelopmentToken(config: Config): Config {
@@ -61,4 +66,18 @@ export async function keepDevelopmentToken(
       `plant-store: the development token (id ${DEVELOPMENT_TOKEN_ID}) printed at the first start still works; "plant-store tokens revoke ${DEVELOPMENT_TOKEN_ID}" ends it`,
     );
   }
+}
+
+/**
+ * A start with tokens configured on a store that holds the development token of an earlier start
+ * without them: the token still works (it is a managed token), so say so, once, rather than leave
+ * a credential for tenant "default" working unseen beside the configured ones.
+ */
+export async function warnOfDevelopmentToken(tokens: TokenStore): Promise<void> {
+  const kept = await tokens.find(DEVELOPMENT_TOKEN_ID);
+  if (kept === undefined || kept.revokedAt !== undefined) return;
+  if (kept.expiresAt !== undefined && kept.expiresAt.getTime() <= Date.now()) return;
+  console.error(
+    `plant-store: the development token (id ${DEVELOPMENT_TOKEN_ID}) issued at a start without tokens configured still works beside the tokens configured now; "plant-store tokens revoke ${DEVELOPMENT_TOKEN_ID}" ends it`,
+  );
 }

@@ -12,12 +12,14 @@ import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
 import { TYPES } from './identifiers.js';
+import type { TokenStore } from '../ports/token-store.js';
 import { storageLabel } from './storage-label.js';
 import { serveWorkers, WORKER_READY } from './serve-workers.js';
 import { answerPings } from './worker-heartbeat.js';
 import {
   keepDevelopmentToken,
   wantsDevelopmentToken,
+  warnOfDevelopmentToken,
   withStaticDevelopmentToken,
 } from './development-token.js';
 
@@ -128,10 +130,12 @@ async function serveHere(loaded: Config): Promise<void> {
     server.closeAllConnections();
     throw error;
   }
-  if (wantsDevelopmentToken(loaded) && KEEPS_DEVELOPMENT_TOKEN.has(config.storage.kind)) {
+  if (KEEPS_DEVELOPMENT_TOKEN.has(config.storage.kind)) {
     // One reminder per instance: from the first worker of a cluster only.
     const remind = worker === undefined || worker.id === 1;
-    await keepDevelopmentToken(container.get(TYPES.TokenStore), { remind });
+    const tokens = container.get<TokenStore>(TYPES.TokenStore);
+    if (wantsDevelopmentToken(loaded)) await keepDevelopmentToken(tokens, { remind });
+    else if (remind) await warnOfDevelopmentToken(tokens);
   }
   // Delivery starts once the stores it reads are open (in every worker of a cluster).
   await service.startDelivery();

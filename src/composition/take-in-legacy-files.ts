@@ -2,6 +2,8 @@
 // process), taken into the durable storage once, through its ports, then renamed.
 import { lstat, readFile, rename } from 'node:fs/promises';
 import { isScope } from '../domain/caller.js';
+import { checkTenant } from '../domain/tenant.js';
+import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
 import type { ManagedToken } from '../domain/managed-token.js';
 import type { WebhookSubscription } from '../domain/webhook.js';
 import type { TokenStore } from '../ports/token-store.js';
@@ -17,6 +19,9 @@ export interface LegacyFiles {
 
 /** What a file becomes once taken in, so that it is not taken in twice. */
 export const IMPORTED_SUFFIX = '.imported';
+
+// The ids earlier versions made (mintToken): any other could never be presented.
+const TOKEN_ID = /^[0-9a-f]{16}$/;
 
 // Earlier versions refused larger files too: tens of thousands of tokens or subscriptions.
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
@@ -34,6 +39,10 @@ function tokenFromRow(row: Record<string, unknown>, lastUsed: unknown): ManagedT
   if (typeof id !== 'string' || typeof name !== 'string' || typeof tenant !== 'string') {
     throw new Error('an entry lacks its id, name or tenant');
   }
+  // What every door checks (a store's keys are bounded: a longer id or tenant would fail a write).
+  if (!TOKEN_ID.test(id)) throw new Error("an entry's id is not 16 hex digits");
+  const badTenant = checkTenant(tenant);
+  if (badTenant !== undefined) throw new Error(`entry ${id}'s tenant ${badTenant}`);
   if (typeof digest !== 'string' || !Array.isArray(scopes) || !scopes.every(isScope)) {
     throw new Error(`entry ${id} lacks its digest or scopes`);
   }
@@ -84,7 +93,17 @@ async function readWebhooks(path: string): Promise<WebhookSubscription[] | undef
   const file = await readJson(path);
   if (file === undefined) return undefined;
   if (!Array.isArray(file.webhooks)) throw new Error('it is not a webhook file');
-  return (file.webhooks as Record<string, unknown>[]).map(fromRecord);
+  return (file.webhooks as Record<string, unknown>[]).map((row) => {
+    const subscription = fromRecord(row);
+    if (!SUBSCRIPTION_ID.test(subscription.id)) {
+      throw new Error("a subscription's id is not wh_ and 16 hex digits");
+    }
+    const badTenant = checkTenant(subscription.tenant);
+    if (badTenant !== undefined) {
+      throw new Error(`subscription ${subscription.id}'s tenant ${badTenant}`);
+    }
+    return subscription;
+  });
 }
 
 /** Renames the file; false when another process (a worker) renamed it first. */

@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { isPlantError } from '../../../src/domain/errors.js';
 import { serverMissing } from '../../support/server-requirement.js';
+import { CLI, runProgram, startProgram, startService } from '../../support/service-process.js';
 
 const DISK = '2m';
 const BALLAST = 512 * 1024;
@@ -84,5 +85,76 @@ describe('the embedded store (lmdb) on a full disk (a 2 MiB tmpfs)', function ()
       await storage.close();
     }
     expect(unhandled).to.deep.equal([]);
+  });
+
+  it('when a store would be made on a full disk, then a command and serve say so in one line and exit 1, not a SIGBUS (LMDB maps its lock file)', async () => {
+    const filler = join(directory, 'filler');
+    try {
+      writeFileSync(filler, Buffer.alloc(4 * 1024 * 1024, 1));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).to.equal('ENOSPC');
+    }
+    try {
+      const env = { PLANT_STORE_DATA_DIR: join(directory, 'fresh') };
+      const served = startProgram([...CLI, 'serve'], {
+        ...env,
+        PLANT_STORE_TOKENS: JSON.stringify([
+          { token: 'full-disk-token-0123456789', tenant: 't', scopes: ['plants:read'] },
+        ]),
+      });
+      const listed = await runProgram([...CLI, 'tokens', 'list'], env);
+      for (const { code, stderr } of [listed, await served.outcome]) {
+        expect(code, stderr).to.equal(1);
+        const lines = stderr.trimEnd().split('\n');
+        expect(lines, 'one line, no stack').to.have.length(1);
+        expect(lines[0]).to.match(
+          /\.mdb \(PLANT_STORE_DATA_DIR\) cannot be made: its file system has no room left/,
+        );
+      }
+    } finally {
+      rmSync(filler, { force: true });
+    }
+  });
+
+  it('when the disk fills under a serving process, then failed authentications and a tenant rate limit (counted in limits.mdb) are still answered, and the process lives on (one wrong token ended it)', async () => {
+    const dataDir = join(directory, 'limited');
+    const token = 'full-disk-limited-token-0123456789';
+    const service = await startService(
+      {
+        PLANT_STORE_DATA_DIR: dataDir,
+        PLANT_STORE_RATE_LIMIT: '1000',
+        PLANT_STORE_AUTH_FAILURE_LIMIT: '1000',
+        PLANT_STORE_TOKENS: JSON.stringify([{ token, tenant: 't', scopes: ['plants:read'] }]),
+      },
+      [...CLI, 'serve'],
+    );
+    const filler = join(directory, 'filler-under-load');
+    try {
+      try {
+        writeFileSync(filler, Buffer.alloc(4 * 1024 * 1024, 1));
+      } catch (error) {
+        expect((error as NodeJS.ErrnoException).code).to.equal('ENOSPC');
+      }
+      const ask = async (bearer: string) => {
+        const response = await fetch(`http://127.0.0.1:${service.port}/plants`, {
+          headers: { Authorization: `Bearer ${bearer}` },
+        });
+        await response.arrayBuffer();
+        return response.status;
+      };
+      const statuses: number[] = [];
+      // Each with a count of its own to write: new windows, new keys.
+      for (let i = 0; i < 10; i++) {
+        statuses.push(await ask(`wrong-token-${i}-${'x'.repeat(30)}`));
+        statuses.push(await ask(token));
+      }
+      expect(statuses.filter((_, i) => i % 2 === 0)).to.deep.equal(Array(10).fill(401));
+      expect(statuses.filter((_, i) => i % 2 === 1)).to.deep.equal(Array(10).fill(200));
+      expect(service.running(), service.output()).to.equal(true);
+      expect(service.output()).to.not.include('Commit failed');
+    } finally {
+      rmSync(filler, { force: true });
+      await service.stop();
+    }
   });
 });

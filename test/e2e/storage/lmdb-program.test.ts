@@ -1,16 +1,21 @@
-import { randomUUID } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import {
   chmodSync,
   existsSync,
+  linkSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  readdirSync,
   rmSync,
   statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { open } from 'lmdb';
@@ -353,6 +358,62 @@ describe('The default storage (lmdb) under the real program', function () {
     expectDurable(restored, { acknowledged: before, sent: written.sent });
   });
 
+  it('when export or backup --output names a file of the data directory (or a link to one), then one line and exit 2, and the store is left as it was (an export replaced plants.mdb with NDJSON, exit 0)', async () => {
+    const made = await runProgram(
+      [...CLI, 'tokens', 'create', '--tenant', 'kept', '--scope', 'plants:read'],
+      {
+        PLANT_STORE_DATA_DIR: dataDir,
+      },
+    );
+    expect(made.code, made.stderr).to.equal(0);
+    const before = readFileSync(join(dataDir, 'plants.mdb'));
+    symlinkSync(join(dataDir, 'plants.mdb'), join(directory, 'soft.mdb'));
+    linkSync(join(dataDir, 'plants.mdb'), join(directory, 'hard.mdb'));
+    const targets = [
+      ['export', join(dataDir, 'plants.mdb')],
+      ['export', join(dataDir, 'plants.mdb-lock')],
+      ['export', join(dataDir, 'limits.mdb')],
+      ['export', join(dataDir, 'new.ndjson')],
+      ['export', join(directory, 'soft.mdb')],
+      ['export', join(directory, 'hard.mdb')],
+      ['backup', join(dataDir, 'copy.mdb')],
+      ['backup', dataDir],
+    ];
+    for (const [command, output] of targets) {
+      const { code, stderr } = await runProgram([...CLI, command!, '--output', output!], {
+        PLANT_STORE_DATA_DIR: dataDir,
+      });
+      expect(code, `${command} ${output}: ${stderr}`).to.equal(2);
+      expect(stderr.split('\n')[0]).to.match(
+        /the data directory .* \(PLANT_STORE_DATA_DIR\), which holds the store itself/,
+      );
+    }
+    expect(readFileSync(join(dataDir, 'plants.mdb')).equals(before)).to.equal(true);
+    expect(readdirSync(dataDir).sort()).to.deep.equal([
+      'limits.mdb',
+      'limits.mdb-lock',
+      'plants.mdb',
+      'plants.mdb-lock',
+    ]);
+    const listed = await runProgram([...CLI, 'tokens', 'list'], { PLANT_STORE_DATA_DIR: dataDir });
+    expect(listed.stdout).to.include('kept');
+  });
+
+  it('when `plant-store backup --output -` is asked, then one line says a backup is a file, exit 2, and no file named - is made', async () => {
+    // The programs run in the repository's root.
+    const made = fileURLToPath(new URL('../../../-', import.meta.url));
+    try {
+      const { code, stderr } = await runProgram([...CLI, 'backup', '--output', '-'], {
+        PLANT_STORE_DATA_DIR: dataDir,
+      });
+      expect(code, stderr).to.equal(2);
+      expect(stderr.split('\n')[0]).to.match(/--output - \(stdout\) cannot take a backup/);
+      expect(existsSync(made), 'a file named -').to.equal(false);
+    } finally {
+      rmSync(made, { force: true });
+    }
+  });
+
   it('when `plant-store backup` is asked of Redis or MongoDB, then one line names their own tools, exit 1', async () => {
     for (const [storage, tool] of [
       ['redis', /redis-cli --rdb/],
@@ -408,6 +469,42 @@ describe('The default storage (lmdb) under the real program', function () {
     expect(service.output()).to.not.include(token!);
     expect(service.output()).to.include('the development token (id 0000000000000000)');
     expect(await create(service.port, 7, token)).to.equal(409);
+  });
+
+  it('when a store that `npm start` gave a development token is later served with PLANT_STORE_TOKENS, then the start says the token still works, until it is revoked', async () => {
+    const first = await startService({ PLANT_STORE_DATA_DIR: dataDir });
+    service = first;
+    const [, token] = await first.waitFor(/export TOKEN=(pst_\S+)/);
+    await first.kill();
+
+    service = await serve();
+    expect(service.output()).to.include(
+      'the development token (id 0000000000000000) issued at a start without tokens configured still works',
+    );
+    expect(await create(service.port, 8, token)).to.equal(200);
+    await service.kill();
+
+    const revoked = await runProgram([...CLI, 'tokens', 'revoke', '0000000000000000'], {
+      PLANT_STORE_DATA_DIR: dataDir,
+    });
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    service = await serve();
+    expect(service.output()).to.not.include('development token');
+  });
+
+  it('when JWTs are configured and no static token, then no development token is issued, printed or stored', async () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    service = await startService({
+      PLANT_STORE_DATA_DIR: dataDir,
+      PLANT_STORE_JWT_ISSUER: 'https://issuer.example/',
+      PLANT_STORE_JWT_AUDIENCE: 'plant-store',
+      PLANT_STORE_JWT_PUBLIC_KEY: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    });
+    expect(service.output()).to.not.include('TOKEN=').and.not.include('development token');
+    await service.kill();
+
+    const listed = await runProgram([...CLI, 'tokens', 'list'], { PLANT_STORE_DATA_DIR: dataDir });
+    expect(listed.stdout).to.not.include('0000000000000000');
   });
 });
 
@@ -468,6 +565,25 @@ describe('An unusable data directory under the real program', function () {
       '/proc/1/plant-store/data',
       /data directory \/proc\/1\/plant-store\/data .*cannot be made or opened/,
     );
+  });
+
+  it('when the data file is cut short (a copy stopped by a full disk), then one line and exit 1, not a SIGBUS', async () => {
+    const dataDir = join(directory, 'data');
+    const root = open({ path: join(dataDir, 'plants.mdb') });
+    await root.put('x', 'y'.repeat(20_000));
+    await root.close();
+    const bytes = readFileSync(join(dataDir, 'plants.mdb'));
+    writeFileSync(join(dataDir, 'plants.mdb'), bytes.subarray(0, bytes.length - 100));
+
+    await expectRefused(dataDir, /plants\.mdb \(PLANT_STORE_DATA_DIR\) is damaged \(.*cut short\)/);
+  });
+
+  it('when the data file is a FIFO, then one line and exit 1, not a hang', async () => {
+    const dataDir = join(directory, 'data');
+    mkdirSync(dataDir);
+    execFileSync('mkfifo', [join(dataDir, 'plants.mdb')]);
+
+    await expectRefused(dataDir, /plants\.mdb \(PLANT_STORE_DATA_DIR\) is a FIFO/);
   });
 
   it('when the directory holds a store of another format, then one line names it and exit 1', async () => {

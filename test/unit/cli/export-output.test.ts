@@ -1,8 +1,8 @@
-import { mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { openExportOutput } from '../../../src/cli/export-output.js';
+import { openExportOutput, refuseDataDirOutput } from '../../../src/cli/export-output.js';
 import { UsageError } from '../../../src/cli/exit-codes.js';
 import { rejection } from '../../support/rejection.js';
 
@@ -48,5 +48,43 @@ describe('openExportOutput (src/cli/export-output.ts)', () => {
 
     expect(output.target).to.deep.equal({ kind: 'file', path });
     expect((await readdir(dir)).sort()).to.deep.equal([live, link, other].sort());
+  });
+});
+
+describe('refuseDataDirOutput (src/cli/export-output.ts)', () => {
+  let dir: string;
+  let dataDir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'export-output-data-'));
+    dataDir = join(dir, 'data');
+    await mkdir(dataDir);
+    await writeFile(join(dataDir, 'plants.mdb'), 'store');
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it('when --output is in the data directory, is it, or is a link to one of its files, then it is refused as a usage error naming the directory', async () => {
+    await symlink(join(dataDir, 'plants.mdb'), join(dir, 'soft'));
+    await link(join(dataDir, 'plants.mdb'), join(dir, 'hard'));
+    await symlink(dataDir, join(dir, 'via'));
+    for (const output of [
+      join(dataDir, 'plants.mdb'),
+      join(dataDir, 'not-yet.ndjson'),
+      dataDir,
+      join(dir, 'soft'),
+      join(dir, 'hard'),
+      join(dir, 'via', 'x.ndjson'),
+    ]) {
+      const error = await rejection(refuseDataDirOutput(output, dataDir));
+      expect(error, output).to.be.instanceOf(UsageError);
+      expect((error as Error).message).to.include(`the data directory ${dataDir}`);
+    }
+  });
+
+  it('when --output is beside the data directory, under it in a folder, or stdout, then it is let through', async () => {
+    await mkdir(join(dataDir, 'exports'));
+    for (const output of [join(dir, 'plants.ndjson'), join(dataDir, 'exports', 'x'), '-']) {
+      await refuseDataDirOutput(output, dataDir);
+    }
   });
 });

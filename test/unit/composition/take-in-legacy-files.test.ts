@@ -167,6 +167,53 @@ for (const [name, open] of LEGACY_TARGETS) {
       expect(told).to.deep.equal([]);
     });
 
+    it("when an entry has an id or a tenant no door lets in (past the key size of a store, a lone surrogate), then the start fails with the file's path, nothing of it is stored, and it is left as it was", async () => {
+      const cases: [keyof LegacyFiles, string, RegExp][] = [
+        [
+          'tokens',
+          tokenFile([legacyToken({ id: 'x'.repeat(3000) }).record]),
+          /an entry's id is not 16 hex digits/,
+        ],
+        [
+          'tokens',
+          tokenFile([legacyToken({ tenant: '\u{1F600}'.repeat(300) }).record]),
+          /tenant .*256/,
+        ],
+        ['tokens', tokenFile([legacyToken({ tenant: 'a\ud800' }).record]), /tenant/],
+        [
+          'webhooks',
+          JSON.stringify({
+            webhooks: [toRecord({ ...newSubscription('acme'), id: `wh_${'y'.repeat(1900)}` })],
+          }),
+          /subscription's id is not wh_ and 16 hex digits/,
+        ],
+        [
+          'webhooks',
+          JSON.stringify({ webhooks: [toRecord(newSubscription('a\ud800'))] }),
+          /tenant/,
+        ],
+      ];
+      for (const [which, text, reason] of cases) {
+        writeFileSync(files[which], text);
+
+        const error = await takeInLegacyFiles(stores, files, tell).then(
+          () => expect.fail(`it took in ${text.slice(0, 80)}`),
+          (thrown: unknown) => thrown,
+        );
+
+        expect(error).to.be.instanceOf(StorageOpenError);
+        expect((error as Error).message)
+          .to.include(files[which])
+          .and.match(reason)
+          .and.not.include('x'.repeat(100));
+        expect(readFileSync(files[which], 'utf8')).to.equal(text);
+        rmSync(files[which]);
+      }
+      expect(await stores.tokens.list()).to.deep.equal([]);
+      expect(await stores.webhooks.list()).to.deep.equal([]);
+      expect(told).to.deep.equal([]);
+    });
+
     it('when there is no file, then nothing is told or stored', async () => {
       await takeInLegacyFiles(stores, files, tell);
 

@@ -1,7 +1,8 @@
-import { mkdirSync, openSync, readSync, closeSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
+import { checkDataFile } from './lmdb-data-file.js';
 
 /** What this code writes; an environment marked with another format is refused. */
 export const FORMAT = { store: 'plant-store', format: 1 } as const;
@@ -17,10 +18,11 @@ const DIRECTORY_MODE = 0o700;
 // lmdb-js hands `permissionsMode` to mdb_env_open (its src/env.cpp; 0664 by default), though its
 // declarations omit it: spread from a constant, so the excess-property check does not apply.
 const OWNER_ONLY = { permissionsMode: 0o600 };
-// An LMDB file begins with a meta page holding this magic after the page header (24 bytes in the
-// LMDB that lmdb-js 3 ships; MDB_MAGIC in lmdb.h).
-const MDB_MAGIC = 0xbeefc0de;
-const MAGIC_OFFSET = 24;
+// Every process on the directory holds a slot of the readers' table (its lock file) while it is
+// open: `serve --workers 256` and the commands beside it. LMDB's 126 refused the 127th process
+// (MDB_READERS_FULL); 1024 slots make a lock file of 64 KiB. The first process to open the
+// directory sizes the table; the others use it as it is.
+const MAX_READERS = 1024;
 
 /** Every database of the environment, by name. */
 export interface LmdbDatabases {
@@ -79,17 +81,18 @@ export function openEnvironment(
 ): LmdbDatabases {
   makeDataDir(dataDir);
   const path = join(dataDir, DATA_FILE);
-  checkMagic(path);
+  const file = checkDataFile(path);
   let root: RootDatabase;
   try {
     root = open({
-      path,
+      path: file,
       maxDbs: DATABASES.length + 2,
       eventTurnBatching: false,
       // lmdb-js's overlapping sync lost acknowledged commits of a process while other processes
       // opened and closed the environment (about 1 in 5,000 over 40 openings, none without it):
       // a commit flushes before it is answered, and grouped commits share that flush.
       overlappingSync: false,
+      maxReaders: MAX_READERS,
       ...OWNER_ONLY,
       ...(options.noSync && { noSync: true }),
     });
@@ -123,32 +126,20 @@ export function openEnvironment(
 /** The limits' environment: a file of its own, opened without flushing (counts last a second). */
 export function openLimitsEnvironment(dataDir: string): RootDatabase {
   const path = join(dataDir, LIMITS_FILE);
-  checkMagic(path);
+  const file = checkDataFile(path);
   try {
-    return open({ path, noSync: true, ...OWNER_ONLY });
+    // Without event-turn batching, as the plants' environment: with it, a commit failing for want
+    // of room rejected a promise of lmdb-js's own that nothing could handle, and the process ended
+    // (one failed authentication on a full disk stopped the server).
+    return open({
+      path: file,
+      noSync: true,
+      eventTurnBatching: false,
+      maxReaders: MAX_READERS,
+      ...OWNER_ONLY,
+    });
   } catch (error) {
     throw openError(path, `cannot be opened: ${reason(error)}`, error);
-  }
-}
-
-/** A file that exists and is not empty must begin as an LMDB file does. */
-function checkMagic(path: string): void {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw openError(path, `cannot be read: ${reason(error)}`, error);
-  }
-  try {
-    const header = Buffer.alloc(MAGIC_OFFSET + 4);
-    const read = readSync(fd, header, 0, header.length, 0);
-    if (read === 0) return;
-    if (read < header.length || header.readUInt32LE(MAGIC_OFFSET) !== MDB_MAGIC) {
-      throw openError(path, 'is not an LMDB environment (a foreign or damaged file); move it away');
-    }
-  } finally {
-    closeSync(fd);
   }
 }
 

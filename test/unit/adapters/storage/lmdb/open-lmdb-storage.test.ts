@@ -104,6 +104,17 @@ describe('the embedded store (lmdb) when it opens', () => {
     expect(modeOf(join(dataDir, 'limits.mdb')).toString(8)).to.equal('600');
   });
 
+  it("when it makes the store, then its readers' tables hold a slot for each of 256 workers and hundreds of commands beside them (LMDB's 126 refused the 127th process)", async () => {
+    const dataDir = join(directory, 'readers');
+    const storage = await openLmdbStorage({ dataDir });
+    await storage.close();
+
+    // The lock file: MDB_txninfo (272 bytes, one reader slot in it), then 64 bytes a slot.
+    const slots = (file: string) => (statSync(join(dataDir, `${file}-lock`)).size - 272) / 64 + 1;
+    expect(slots(DATA_FILE)).to.equal(1024);
+    expect(slots('limits.mdb')).to.equal(1024);
+  });
+
   it('when the directory exists with a looser mode, then it is left as the operator made it', async () => {
     const dataDir = join(directory, 'loose');
     mkdirSync(dataDir);

@@ -1,0 +1,161 @@
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  statSync,
+  type Stats,
+} from 'node:fs';
+import { dirname } from 'node:path';
+import { StorageOpenError } from '../storage-open-error.js';
+import { lowOnSpace } from './lmdb-writer.js';
+
+// LMDB memory-maps its data file and its lock file: a page of the map that the file does not
+// hold (a file cut short) or that the disk has no room for (a lock file made on a full disk)
+// ends the process with SIGBUS, before any error can be answered. What is checked here, before
+// LMDB opens anything, is what would otherwise end in that signal or in a hang.
+
+// An LMDB file begins with two meta pages, each holding, after a page header of 24 bytes in the
+// LMDB that lmdb-js 3 ships (its mdb.c, MDB_meta): the magic, the version, the fixed-map address,
+// the map size, the free pages' and main database's descriptors (MDB_db, 48 bytes each, the
+// first's md_pad being the page size), the last page used, the transaction id.
+const MDB_MAGIC = 0xbeefc0de;
+const MAGIC = 24;
+const PAGE_SIZE = 48;
+const FREE_ROOT = 48 + 40;
+const MAIN_ROOT = 96 + 40;
+const TXN_ID = 152;
+const META_BYTES = TXN_ID + 8;
+// An empty tree's root (P_INVALID).
+const NO_ROOT = 0xffff_ffff_ffff_ffffn;
+// A meta page read while another process writes it could be torn: read again before refusing.
+const READS = 3;
+
+const VARIABLE = 'PLANT_STORE_DATA_DIR';
+
+const refused = (
+  path: string,
+  problem: string,
+  cause?: unknown,
+  what = 'data file',
+): StorageOpenError => new StorageOpenError(`${what} ${path}`, VARIABLE, problem, { cause });
+
+const damaged = (path: string, why: string): StorageOpenError =>
+  refused(
+    path,
+    `is damaged (${why}); move it away and restore a backup (plant-store backup) or an export`,
+  );
+
+/** What a path that is no regular file is, in a word. */
+function kindOf(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/** The problem of the file's first two pages as read now, or undefined when LMDB may map it. */
+function problemOf(fd: number): string | undefined {
+  const first = Buffer.alloc(META_BYTES);
+  if (readSync(fd, first, 0, META_BYTES, 0) < MAGIC + 4) return 'no LMDB header';
+  if (first.readUInt32LE(MAGIC) !== MDB_MAGIC) return 'foreign';
+  const pageSize = first.readUInt32LE(PAGE_SIZE);
+  if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
+    return `a page size of ${pageSize} bytes`;
+  }
+  const second = Buffer.alloc(META_BYTES);
+  readSync(fd, second, 0, META_BYTES, pageSize);
+  // Read after the meta pages: another process writes a transaction's pages before its meta page.
+  const { size } = fstatSync(fd);
+  // LMDB writes whole pages, and both meta pages before anything else.
+  if (size < 2 * pageSize || size % pageSize !== 0) {
+    return `${size} bytes, not a whole number of its ${pageSize}-byte pages: the file is cut short`;
+  }
+  // LMDB reads the meta page of the latest transaction: its trees' roots must be in the file.
+  const metas = [first, second].filter((meta) => meta.readUInt32LE(MAGIC) === MDB_MAGIC);
+  const latest = metas.reduce((a, b) =>
+    b.readBigUInt64LE(TXN_ID) > a.readBigUInt64LE(TXN_ID) ? b : a,
+  );
+  const pages = BigInt(size / pageSize);
+  for (const at of [FREE_ROOT, MAIN_ROOT]) {
+    const root = latest.readBigUInt64LE(at);
+    if (root !== NO_ROOT && root >= pages) {
+      return `its last transaction's pages reach page ${root}, and the file holds ${pages}: the file is cut short`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Checks `path` (plants.mdb or limits.mdb) before LMDB opens it, and resolves the path to open:
+ * absent (LMDB makes it) unless the file system has no room for it and its lock; else a regular
+ * file (a directory, FIFO or device is refused: a FIFO would hang the open), followed through a
+ * link so that its lock file (`<file>-lock`) is made beside the file itself, where every process
+ * opening it through any link finds the same one; a non-empty file must be an LMDB file whose
+ * latest pages it holds whole.
+ */
+export function checkDataFile(path: string): string {
+  let stats: Stats | undefined;
+  try {
+    stats = statSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw refused(path, `cannot be read: ${(error as NodeJS.ErrnoException).code}`, error);
+    }
+    // A link to nothing: LMDB would make the file where it points, anywhere this user may write.
+    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw refused(path, 'is a symbolic link to nothing; remove it or make its target');
+    }
+  }
+  if (stats !== undefined && !stats.isFile()) {
+    throw refused(path, `is ${kindOf(stats)}, not a file LMDB can open; move it away`);
+  }
+  const file = stats === undefined ? path : realpathSync(path);
+  // LMDB maps its lock file too: one that is a directory or a FIFO ended the process (SIGSEGV),
+  // and a link would be followed. The lock holds no data: LMDB makes it again.
+  const lock = lstatSync(`${file}-lock`, { throwIfNoEntry: false });
+  if (lock !== undefined && !lock.isFile()) {
+    const kind = lock.isSymbolicLink() ? 'a symbolic link' : kindOf(lock);
+    throw refused(
+      `${file}-lock`,
+      `is ${kind}, not a file LMDB can lock with; move it away (it holds no data: LMDB makes it again)`,
+      undefined,
+      'lock file',
+    );
+  }
+  if (stats !== undefined && stats.size > 0) checkPages(path, file);
+  const making = stats === undefined || stats.size === 0 || !existsSync(`${file}-lock`);
+  if (making && lowOnSpace(dirname(file))) {
+    throw refused(
+      path,
+      'cannot be made: its file system has no room left (a lock or data file made now would end the process); free some space',
+    );
+  }
+  return file;
+}
+
+function checkPages(path: string, file: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    throw refused(path, `cannot be read: ${(error as NodeJS.ErrnoException).code}`, error);
+  }
+  try {
+    let problem: string | undefined;
+    for (let read = 0; read < READS; read++) {
+      problem = problemOf(fd);
+      if (problem === undefined || problem === 'foreign' || problem === 'no LMDB header') break;
+    }
+    if (problem === 'foreign' || problem === 'no LMDB header') {
+      throw refused(path, 'is not an LMDB environment (a foreign or damaged file); move it away');
+    }
+    if (problem !== undefined) throw damaged(path, problem);
+  } finally {
+    closeSync(fd);
+  }
+}
