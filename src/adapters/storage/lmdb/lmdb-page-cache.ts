@@ -59,12 +59,13 @@ export class PageCache {
     after: PlantId | undefined,
     plants: StoredPlant[],
   ): void {
+    if (this.bounds.entries < 1) return;
     let bytes = PAGE_BYTES + tenant.length * 2;
     for (const plant of plants) {
       bytes += PLANT_BYTES + (plant.name.length + (plant.tag?.length ?? 0)) * 2;
       Object.freeze(plant);
     }
-    if (bytes > this.bounds.bytes || this.bounds.entries < 1) return;
+    if (bytes > this.bounds.bytes) return;
     const replaced = this.pages.get(tenant)?.get(limit)?.get(after);
     if (replaced !== undefined) this.forget(replaced);
     let byLimit = this.pages.get(tenant);
