@@ -12,6 +12,7 @@ import {
 import {
   CONNECTIONS,
   LIST_PATH,
+  listPaths,
   SCALE_CONNECTIONS,
   SLICE_SECONDS,
   type RunSettings,
@@ -126,7 +127,13 @@ export class BenchRunner {
     for (const [server, { url }] of running) {
       const job: TimedJob =
         workload === 'GET'
-          ? { kind: 'get', url, paths: [LIST_PATH], connections: CONNECTIONS, duration: 0 }
+          ? {
+              kind: 'get',
+              url,
+              paths: listPaths(this.settings.coldPages),
+              connections: CONNECTIONS,
+              duration: 0,
+            }
           : { kind: 'post', url, connections: CONNECTIONS, duration: 0 };
       jobs.set(server, job);
       await this.load({ ...job, duration: this.settings.warmup });

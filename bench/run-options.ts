@@ -11,6 +11,8 @@ export interface RunSettings {
   scaleSizes: number[];
   scaleDuration: number;
   latencyDuration: number;
+  /** `--cold-pages`: GET asks for COLD_PAGES pages in turn (a cursor each) instead of the first one. */
+  coldPages: boolean;
 }
 
 export interface RunOptions {
@@ -35,6 +37,21 @@ export const CONNECTIONS = 50;
 export const SLICE_SECONDS = 1;
 export const SCALE_CONNECTIONS = 10;
 export const LIST_PATH = '/plants?limit=20';
+/**
+ * `--cold-pages`: GET cycles through this many pages of 20 of the seeded plants (ids 1 to 10,000),
+ * more than the embedded store's page cache holds (1,024), so that every page is read afresh.
+ */
+export const COLD_PAGES = 2000;
+
+/** The GET paths of the rounds: the first page, or COLD_PAGES pages each after its own id. */
+export const listPaths = (cold: boolean): string[] =>
+  cold
+    ? Array.from(
+        { length: COLD_PAGES },
+        (_, i) =>
+          `${LIST_PATH}&cursor=${Buffer.from(`1:${((i * 4999) % 9_000) + 1}`).toString('base64url')}`,
+      )
+    : [LIST_PATH];
 
 const QUICK: RunSettings = {
   rounds: 1,
@@ -44,6 +61,7 @@ const QUICK: RunSettings = {
   scaleSizes: [1000],
   scaleDuration: 0.5,
   latencyDuration: 0.5,
+  coldPages: false,
 };
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -75,6 +93,7 @@ export function parseRunOptions(args: string[]): RunOptions {
       'no-redis': { type: 'boolean', default: false },
       'no-mongodb': { type: 'boolean', default: false },
       'no-lmdb': { type: 'boolean', default: false },
+      'cold-pages': { type: 'boolean', default: false },
     },
   });
   const settings: RunSettings = values.quick
@@ -87,6 +106,7 @@ export function parseRunOptions(args: string[]): RunOptions {
         scaleSizes: [1000, 100_000, 1_000_000],
         scaleDuration: positive('scale-duration', values['scale-duration'], 5),
         latencyDuration: positive('latency-duration', values['latency-duration'], 10),
+        coldPages: values['cold-pages'],
       };
   const skipStores = new Set(
     (['redis', 'mongodb', 'lmdb'] as const).filter((kind) => values[`no-${kind}`]),

@@ -4,6 +4,7 @@ import { NEST_KEYS } from './peers.js';
 import { median, pinning, ROOT } from './proc.js';
 import {
   CONNECTIONS,
+  COLD_PAGES,
   LIST_PATH,
   SCALE_CONNECTIONS,
   SLICE_SECONDS,
@@ -79,7 +80,7 @@ export class RunReport {
     }
     for (const note of storeNotes) this.print(`store: ${note}`);
     this.print(
-      `workloads: GET ${LIST_PATH} on ${settings.seed} seeded plants, POST /plants with unique ids; ${CONNECTIONS} connections, ${settings.warmup} s warm-up then ${settings.duration} s each (in ${SLICE_SECONDS} s slices, servers alternating); ${settings.rounds} round(s)`,
+      `workloads: GET ${LIST_PATH}${settings.coldPages ? ` (${COLD_PAGES} pages in turn, a cursor each: --cold-pages)` : ''} on ${settings.seed} seeded plants, POST /plants with unique ids; ${CONNECTIONS} connections, ${settings.warmup} s warm-up then ${settings.duration} s each (in ${SLICE_SECONDS} s slices, servers alternating); ${settings.rounds} round(s)`,
     );
     this.print();
   }

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { parseRunOptions } from '../../bench/run-options.js';
+import { COLD_PAGES, LIST_PATH, listPaths, parseRunOptions } from '../../bench/run-options.js';
 
 describe('bench/run-options', () => {
   it('when given no option, then it runs 3 rounds of 10 s with scaling to 1M plants and the fixed-rate latency', () => {
@@ -58,5 +58,19 @@ describe('bench/run-options', () => {
       '--rounds takes a number above 0, got x',
     );
     expect(() => parseRunOptions(['--spin', '0'])).to.throw('--spin takes a number above 0, got 0');
+  });
+
+  it('when given --cold-pages, then GET asks for that many distinct pages of the seeded plants, else for the first page', () => {
+    expect(parseRunOptions(['--cold-pages']).settings.coldPages).to.equal(true);
+    expect(parseRunOptions([]).settings.coldPages).to.equal(false);
+    expect(listPaths(false)).to.deep.equal([LIST_PATH]);
+
+    const paths = listPaths(true);
+    expect(new Set(paths).size).to.equal(COLD_PAGES);
+    for (const path of paths) {
+      const cursor = new URLSearchParams(path.split('?')[1]).get('cursor')!;
+      const id = Number(Buffer.from(cursor, 'base64url').toString().slice('1:'.length));
+      expect(id).to.be.within(1, 9_000);
+    }
   });
 });

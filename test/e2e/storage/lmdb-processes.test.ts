@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 
 const CHILD = new URL('./support/lmdb-race-child.ts', import.meta.url).pathname;
+const WRITER = new URL('./support/lmdb-plant-writer-child.ts', import.meta.url).pathname;
 const PROCESSES = 5;
 const EACH = 10;
 
@@ -49,6 +50,53 @@ describe('the embedded store (lmdb) shared by several processes on one directory
       expect(await storage.plants.list('race', undefined, 10)).to.have.length(1);
       expect(await storage.plants.tenants(undefined, 10)).to.deep.equal(['race']);
     } finally {
+      await storage.close();
+    }
+  });
+
+  it("when another process writes a tenant's plants, then the next list in this one shows each write at once", async () => {
+    const writer = spawn(process.execPath, ['--import', 'tsx', WRITER, dataDir], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    children.push(writer);
+    const answers = createInterface({ input: writer.stdout! })[Symbol.asyncIterator]();
+    expect((await answers.next()).value).to.equal('ready');
+    const write = async (operation: object): Promise<void> => {
+      writer.stdin!.write(`${JSON.stringify(operation)}\n`);
+      expect((await answers.next()).value).to.equal('done');
+    };
+    const storage = await openLmdbStorage({ dataDir });
+    // Each page read three times, so that this process answers it from its cache (kept at the
+    // second miss) before the next write.
+    const page = async (after?: bigint) => {
+      await storage.plants.list('pages', after, 3);
+      await storage.plants.list('pages', after, 3);
+      return (await storage.plants.list('pages', after, 3)).map(({ name }) => name);
+    };
+    try {
+      for (let round = 0; round < 20; round++) {
+        // The page above every plant written so far, and the first page.
+        const after = BigInt(round);
+        const id = String(round + 1);
+        const first = await page();
+        expect(await page(after)).to.deep.equal([]);
+
+        await write({ op: 'insert', id });
+        expect(await page(after)).to.deep.equal([`plant ${id}`]);
+        if (round < 3) expect(await page()).to.deep.equal([...first, `plant ${id}`]);
+
+        await write({ op: 'import', id, name: `imported ${id}`, overwrite: true });
+        expect(await page(after)).to.deep.equal([`imported ${id}`]);
+
+        await write({ op: 'delete', id });
+        expect(await page(after)).to.deep.equal([]);
+        expect(await page()).to.deep.equal(first);
+
+        await write({ op: 'import', id, name: `kept ${id}` });
+        expect(await page(after)).to.deep.equal([`kept ${id}`]);
+      }
+    } finally {
+      writer.stdin!.end();
       await storage.close();
     }
   });
