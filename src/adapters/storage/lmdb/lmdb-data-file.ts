@@ -36,7 +36,8 @@ const READS = 3;
 
 const VARIABLE = 'PLANT_STORE_DATA_DIR';
 
-const refused = (
+/** One line: `data file /path (PLANT_STORE_DATA_DIR) is ...`. */
+export const refused = (
   path: string,
   problem: string,
   cause?: unknown,

@@ -2,7 +2,7 @@ import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
-import { checkDataFile } from './lmdb-data-file.js';
+import { checkDataFile, refused as openError } from './lmdb-data-file.js';
 
 /** What this code writes; an environment marked with another format is refused. */
 export const FORMAT = { store: 'plant-store', format: 1 } as const;
@@ -11,7 +11,6 @@ export const DATA_FILE = 'plants.mdb';
 /** The limits' environment: ephemeral counts, never flushed. */
 export const LIMITS_FILE = 'limits.mdb';
 
-const VARIABLE = 'PLANT_STORE_DATA_DIR';
 // Token digests and webhook secrets are in the files: the owner alone reads them. A directory or
 // file that already exists keeps the modes it has (the operator's choice).
 const DIRECTORY_MODE = 0o700;
@@ -177,11 +176,3 @@ function reason(error: unknown): string {
   const { code } = error as { code?: unknown };
   return typeof code === 'string' ? code : error.message;
 }
-
-/** One line: `data file /path (PLANT_STORE_DATA_DIR) is ...`. */
-const openError = (
-  path: string,
-  problem: string,
-  cause?: unknown,
-  what = 'data file',
-): StorageOpenError => new StorageOpenError(`${what} ${path}`, VARIABLE, problem, { cause });
