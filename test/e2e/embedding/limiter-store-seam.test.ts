@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { buildService, loadConfig, TYPES, type Service } from '../../../src/index.js';
@@ -63,14 +64,22 @@ describe('TYPES.LimiterStore, rebound by an embedder', () => {
   });
 
   it('when two services count on the host’s Redis, then a tenant gets one limit across both, in the host’s keys', async () => {
-    // All at once, alternating between the services: one window of the limit holds them all
-    // (sent one after another on a loaded machine, they could outlast the 1 s window).
-    const statuses = await Promise.all(
-      Array.from({ length: RATE * 2 }, async (_, i) => {
-        const headers: [string, string][] = [['Authorization', `Bearer ${TOKEN}`]];
-        return (await send(ports[i % 2]!, 'GET', '/plants', { headers })).status;
-      }),
-    );
+    // All at once, alternating between the services: one window of the limit (1 s from the first
+    // count) must hold them all. A burst that outlasted it (a loaded machine) proves nothing, so it
+    // is sent again once the window and each service's memory of the refusal are over.
+    await client!.ping();
+    let statuses: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      if (attempt > 1) await sleep(1100);
+      const started = performance.now();
+      statuses = await Promise.all(
+        Array.from({ length: RATE * 2 }, async (_, i) => {
+          const headers: [string, string][] = [['Authorization', `Bearer ${TOKEN}`]];
+          return (await send(ports[i % 2]!, 'GET', '/plants', { headers })).status;
+        }),
+      );
+      if (performance.now() - started < 800) break;
+    }
 
     expect(statuses.filter((status) => status === 200)).to.have.length(RATE);
     expect(statuses.filter((status) => status === 429)).to.have.length(RATE);
