@@ -15,7 +15,7 @@ import { TYPES } from './identifiers.js';
 import type { TokenStore } from '../ports/token-store.js';
 import { storageLabel } from './storage-label.js';
 import { serveWorkers, WORKER_READY } from './serve-workers.js';
-import { answerPings } from './worker-heartbeat.js';
+import { answerPings, dieWithPrimary } from './worker-heartbeat.js';
 import {
   keepDevelopmentToken,
   wantsDevelopmentToken,
@@ -57,6 +57,7 @@ async function serveHere(loaded: Config): Promise<void> {
   const stopTracing = await startTracing(process.env);
   const container = buildContainer(config);
   const worker = cluster.worker;
+  if (worker !== undefined) dieWithPrimary();
   // A worker's lines (access lines too) say which worker, by the id its metrics carry.
   if (worker !== undefined) {
     const base = createLogger(config.logLevel);

@@ -136,6 +136,25 @@ function children(pid: number): number[] {
   return text === '' ? [] : text.split(/\s+/).map(Number);
 }
 
+/** The processes whose environment names `dataDir`, once none is left or after `withinMs`. */
+async function survivors(dataDir: string, withinMs: number): Promise<number[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const pids = readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(`=${dataDir}\0`);
+        } catch {
+          return false; // gone, or not ours to read
+        }
+      })
+      .map(Number);
+    if (pids.length === 0 || Date.now() > deadline) return pids;
+    await sleep(100);
+  }
+}
+
 describe('The default storage (lmdb) under the real program', function () {
   this.timeout(90_000);
   let directory: string;
@@ -178,28 +197,27 @@ describe('The default storage (lmdb) under the real program', function () {
     expectDurable(await exported(dataDir), outcome);
   });
 
-  it('when serve --workers 2 loses a worker and then its primary to SIGKILL under load, then every acknowledged plant is there whole after a restart', async () => {
+  it('when serve --workers 2 loses a worker and then its primary to SIGKILL under load, then every worker ends with its primary and every acknowledged plant is there whole after a restart', async () => {
     service = await serveWorkers();
     const running = service;
     expect(running.output()).to.match(/\(storage: lmdb, data: .*, workers: 2\)/);
     const workers = children(running.pid);
     expect(workers).to.have.length(2);
+    let outlived: number[] = [];
     const stop = (async () => {
       await sleep(800);
       process.kill(workers[0]!, 'SIGKILL');
-      await sleep(1200);
-      const left = children(running.pid);
+      // Past the replacement's fork (1 s after the exit): a worker starting is killed with it.
+      await sleep(2200);
+      process.kill(running.pid, 'SIGKILL');
+      outlived = await survivors(dataDir, 10_000);
+      for (const pid of outlived) process.kill(pid, 'SIGKILL');
       await running.kill();
-      // The primary's SIGKILL leaves its workers to die with their channel; make sure they do.
-      for (const pid of left) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // gone already
-        }
-      }
     })();
     const outcome = await load(() => running.port, 16, stop);
+    expect(outlived, 'workers still running 10 s after their primary was killed').to.deep.equal(
+      [],
+    );
     expect(outcome.acknowledged.size).to.be.greaterThan(20);
 
     expectDurable(await exported(dataDir), outcome);
