@@ -230,11 +230,9 @@ function typesOnly(path: string): boolean {
   return outputText.replace(/\/\/.*|\/\*[\s\S]*?\*\/|export \{\};/g, '').trim() === '';
 }
 
-/** The entry of COVERED_ELSEWHERE that names a source file: the file itself or its nearest folder. */
+/** The entry of COVERED_ELSEWHERE that names a source file. */
 function coveringEntry(path: string): string | undefined {
-  return Object.keys(COVERED_ELSEWHERE)
-    .filter((entry) => entry === path || (entry.endsWith('/') && path.startsWith(entry)))
-    .sort((a, b) => b.length - a.length)[0];
+  return Object.hasOwn(COVERED_ELSEWHERE, path) ? path : undefined;
 }
 
 /** Unit tests that check the project as a whole rather than one source file. */
