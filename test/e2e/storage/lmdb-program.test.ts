@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { open } from 'lmdb';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { mintToken, tokenDigest } from '../../../src/application/token-format.js';
 import {
   CLI,
@@ -136,6 +137,12 @@ function children(pid: number): number[] {
   return text === '' ? [] : text.split(/\s+/).map(Number);
 }
 
+/** The resident set of a process, in MiB. */
+function residentMiB(pid: number): number {
+  const kib = /VmRSS:\s*(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]!;
+  return Number(kib) / 1024;
+}
+
 /** The processes whose environment names `dataDir`, once none is left or after `withinMs`. */
 async function survivors(dataDir: string, withinMs: number): Promise<number[]> {
   const deadline = Date.now() + withinMs;
@@ -215,9 +222,7 @@ describe('The default storage (lmdb) under the real program', function () {
       await running.kill();
     })();
     const outcome = await load(() => running.port, 16, stop);
-    expect(outlived, 'workers still running 10 s after their primary was killed').to.deep.equal(
-      [],
-    );
+    expect(outlived, 'workers still running 10 s after their primary was killed').to.deep.equal([]);
     expect(outcome.acknowledged.size).to.be.greaterThan(20);
 
     expectDurable(await exported(dataDir), outcome);
@@ -487,6 +492,56 @@ describe('The default storage (lmdb) under the real program', function () {
     expect(service.output()).to.not.include(token!);
     expect(service.output()).to.include('the development token (id 0000000000000000)');
     expect(await create(service.port, 7, token)).to.equal(409);
+  });
+
+  it('when a store holds a million plants, then serve starts with the resident memory of an empty store and lists a page at once', async function () {
+    // Seeding a million plants takes some 20-60 s on two shared cores; each start ~2-5 s (tsx).
+    this.timeout(240_000);
+    const PLANTS = 1_000_000;
+    const seeding = await openLmdbStorage({
+      dataDir,
+      maxPlantsPerTenant: 0,
+      durability: 'commit-only',
+    });
+    try {
+      for (let from = 0; from < PLANTS; from += 2000) {
+        const batch = Array.from({ length: 2000 }, (_, i) => ({
+          id: BigInt(from + i + 1),
+          name: nameOf(from + i + 1),
+          tag: `t${from + i + 1}`,
+        }));
+        await seeding.plants.importBatch(TENANT, batch, false);
+      }
+      expect(await seeding.plants.list(TENANT, BigInt(PLANTS - 10), 20)).to.have.length(10);
+    } finally {
+      await seeding.close();
+    }
+    const emptyDir = join(directory, 'empty');
+    const started = async (dir: string) => {
+      const since = performance.now();
+      service = await startService({ PLANT_STORE_DATA_DIR: dir, PLANT_STORE_TOKENS: tokens }, [
+        ...CLI,
+        'serve',
+      ]);
+      const ms = performance.now() - since;
+      const rssMiB = residentMiB(service.pid);
+      return { ms, rssMiB };
+    };
+
+    const empty = await started(emptyDir);
+    await service!.stop();
+    const full = await started(dataDir);
+    const page = await fetch(`http://127.0.0.1:${service!.port}/plants?limit=20`, {
+      headers: { Authorization: `Bearer ${TOKEN}` },
+    });
+    console.log(
+      `      start-up, empty store: ${empty.ms.toFixed(0)} ms, ${empty.rssMiB.toFixed(1)} MiB resident; ${PLANTS} plants: ${full.ms.toFixed(0)} ms, ${full.rssMiB.toFixed(1)} MiB`,
+    );
+
+    expect(page.status).to.equal(200);
+    expect(((await page.json()) as unknown[]).length).to.equal(20);
+    // A million plants loaded into the heap would be hundreds of MiB; the file is ~60 MB.
+    expect(full.rssMiB - empty.rssMiB, 'resident MiB over an empty store').to.be.below(25);
   });
 
   it('when a store that `npm start` gave a development token is later served with PLANT_STORE_TOKENS, then the start says the token still works, until it is revoked', async () => {
