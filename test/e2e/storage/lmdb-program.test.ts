@@ -238,6 +238,27 @@ describe('The default storage (lmdb) under the real program', function () {
     expect(statuses.filter((status) => status === 409)).to.have.length(49);
   });
 
+  it('when two separate serve processes share one directory, then each lists what the other created, and 20 creates of one id across both have one winner', async () => {
+    service = await serve();
+    const other = await serve();
+    try {
+      expect(await create(service.port, 1)).to.equal(200);
+      const listed = await fetch(`http://127.0.0.1:${other.port}/plants`, {
+        headers: { Authorization: `Bearer ${TOKEN}` },
+      });
+      expect(await listed.json()).to.deep.equal([{ name: nameOf(1), tag: 't1' }]);
+
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => create((i % 2 ? other : service!).port, 77)),
+      );
+
+      expect(statuses.filter((status) => status === 200)).to.have.length(1);
+      expect(statuses.filter((status) => status === 409)).to.have.length(19);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('when `plant-store tokens revoke` runs beside a serving process, then the process refuses the token within its cache bound', async () => {
     service = await serve({ PLANT_STORE_TOKEN_CACHE_SECONDS: '1' });
     const issued = await runProgram(
