@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { BENCH_TOKEN, benchTokens, LISTENING, plantBody } from './common.js';
 
 // `node --import tsx bench/instructions.ts GET|POST [requests] [dist ...] [--rounds N]`:
@@ -17,16 +18,15 @@ import { BENCH_TOKEN, benchTokens, LISTENING, plantBody } from './common.js';
 // not counts taken at different times. `--storage lmdb` runs the service on the embedded store
 // (a fresh directory per build; default memory).
 
-const args = process.argv.slice(2);
-const valueOf = (name: string): string | undefined => {
-  const at = args.indexOf(name);
-  return at === -1 ? undefined : args[at + 1];
-};
-const rounds = Number(valueOf('--rounds') ?? 1);
-const storage = valueOf('--storage') ?? 'memory';
-const plain = args.filter(
-  (arg, i) => !arg.startsWith('--') && !['--rounds', '--storage'].includes(args[i - 1] ?? ''),
-);
+const { values, positionals: plain } = parseArgs({
+  allowPositionals: true,
+  options: {
+    rounds: { type: 'string', default: '1' },
+    storage: { type: 'string', default: 'memory' },
+  },
+});
+const rounds = Number(values.rounds);
+const storage = values.storage;
 const workload = (plain[0] ?? 'GET').toUpperCase() as 'GET' | 'POST';
 const count = Number(plain[1] ?? 2000);
 const builds = plain.length > 2 ? plain.slice(2) : ['dist'];

@@ -3,6 +3,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { BENCH_TENANT, benchTokens, plantName, plantTag } from './common.js';
 import type { LoadResult } from './load.js';
 import {
@@ -24,14 +25,16 @@ import { benchStores } from './stores.js';
 // from /proc while it runs; then the service's own POST /plants rate on the same Redis (autocannon
 // on core 1, 50 connections), and the import rate as a multiple of it.
 
-const args = process.argv.slice(2);
-const option = (name: string, fallback: string): string => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : args[at + 1]!;
-};
-const SIZES = option('--sizes', '100000,1000000').split(',').map(Number);
-const TENANTS = Number(option('--tenants', '10'));
-const POST_SECONDS = Number(option('--post-seconds', '5'));
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '100000,1000000' },
+    tenants: { type: 'string', default: '10' },
+    'post-seconds': { type: 'string', default: '5' },
+  },
+});
+const SIZES = values.sizes.split(',').map(Number);
+const TENANTS = Number(values.tenants);
+const POST_SECONDS = Number(values['post-seconds']);
 const CLI = 'dist/cli.js';
 
 /** Writes an export of `count` plants over TENANTS tenants, as `plant-store export` writes it. */

@@ -10,6 +10,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { BENCH_TENANT, BENCH_TOKEN, benchTokens, LISTENING } from './common.js';
 import { receive, runLoad, type Deliveries } from './load.js';
 import { cpuSeconds, nodeCommand, pinning } from './proc.js';
@@ -27,13 +28,13 @@ import { cpuSeconds, nodeCommand, pinning } from './proc.js';
 // run also prints the server's CPU per request (/proc) and the collections under load
 // (`--trace-gc`, whose lines go to a file of their own). Server on core 0, load on core 1.
 const ROOT = new URL('..', import.meta.url).pathname;
-const positional = process.argv
-  .slice(2)
-  .filter((arg, i, all) => !arg.startsWith('--') && all[i - 1] !== '--plants');
-const workload = (positional[0] ?? 'GET').toUpperCase();
-const seconds = Number(positional[1] ?? 10);
-const plantsAt = process.argv.indexOf('--plants');
-const plants = plantsAt === -1 ? undefined : Number(process.argv[plantsAt + 1]);
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: { plants: { type: 'string' } },
+});
+const workload = (positionals[0] ?? 'GET').toUpperCase();
+const seconds = Number(positionals[1] ?? 10);
+const plants = values.plants === undefined ? undefined : Number(values.plants);
 const DIR = `${ROOT}bench/results/profiles`;
 
 interface ProfileNode {

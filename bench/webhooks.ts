@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { BENCH_TENANT, benchTokens } from './common.js';
 import type { Deliveries, LoadJob, LoadResult } from './load.js';
 import {
@@ -26,18 +27,23 @@ import { benchStores } from './stores.js';
 // After each slice of a subscribed service the bench waits until every create of the slice was
 // delivered, and counts the CPU the service spent until then: CPU per create includes its delivery.
 
-const args = process.argv.slice(2);
-const numberArg = (name: string, fallback: number): number => {
-  const at = args.indexOf(name);
-  return at === -1 ? fallback : Number(args[at + 1]);
-};
-const quick = args.includes('--quick');
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '2' },
+    duration: { type: 'string', default: '6' },
+    baseline: { type: 'string', multiple: true, default: [] },
+    'no-redis': { type: 'boolean', default: false },
+  },
+});
+const quick = values.quick;
 const SETTINGS = quick
   ? { rounds: 1, warmup: 0.5, duration: 1 }
   : {
-      rounds: numberArg('--rounds', 3),
-      warmup: numberArg('--warmup', 2),
-      duration: numberArg('--duration', 6),
+      rounds: Number(values.rounds),
+      warmup: Number(values.warmup),
+      duration: Number(values.duration),
     };
 const CONNECTIONS = 50;
 const SLICE_SECONDS = 1;
@@ -46,10 +52,9 @@ const T0 = Date.now();
 
 // `--baseline name=path/to/cli.js`: another build's CLI (e.g. the tree before a change, built into
 // /tmp/prev/dist) joins the rounds as a subscribed service, to measure a change against it.
-const BASELINES = args.flatMap((arg, i) => {
-  if (arg !== '--baseline') return [];
-  const [name, path] = args[i + 1]!.split('=', 2);
-  return [{ name: name!, cli: path! }];
+const BASELINES = values.baseline.map((given) => {
+  const [name, path] = given.split('=', 2);
+  return { name: name!, cli: path! };
 });
 
 interface Spec {
@@ -297,7 +302,7 @@ async function main(): Promise<void> {
       ? `pinned: yes (services on core ${pinning.server}; autocannon, the receiver and redis-server on core ${pinning.load})`
       : 'pinned: no (taskset unavailable or fewer than 2 cores)',
   );
-  const skip = new Set(['mongodb', ...(args.includes('--no-redis') ? ['redis'] : [])]);
+  const skip = new Set(['mongodb', ...(values['no-redis'] ? ['redis'] : [])]);
   const servers = await benchStores(onLoadCore, skip);
   const stores: Store[] = [
     { name: 'lmdb', env: { PLANT_STORE_STORAGE: 'lmdb' } },
