@@ -516,7 +516,7 @@ describe('The default storage (lmdb) under the real program', function () {
   });
 
   it('when a store holds a million plants, then serve starts with the resident memory of an empty store and lists a page at once', async function () {
-    // Seeding a million plants takes some 20-60 s on two shared cores; each start ~2-5 s (tsx).
+    // Seeding a million plants took 1.6 s on a quiet machine; each start ~1-5 s (tsx), more at load.
     this.timeout(240_000);
     const PLANTS = 1_000_000;
     const seeding = await openLmdbStorage({
