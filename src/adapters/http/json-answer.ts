@@ -15,7 +15,8 @@ export function answerJson(
 ): void {
   ctx.status = status;
   if (headers !== undefined) ctx.set(headers);
-  // What `ctx.type = 'application/json'` sets, without its media-type lookup on every answer.
+  // perf: what `ctx.type = 'application/json'` sets, without its media-type lookup on every
+  // answer; one of the six removals worth 2.5% of a GET's instructions (bench/README.md).
   ctx.set('Content-Type', JSON_TYPE);
   ctx.body = json;
 }

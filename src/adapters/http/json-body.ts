@@ -30,17 +30,14 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
 }
 
 /** Accepts `application/json` (any case, charset utf-8 if one is named), or throws the contract's 415. */
-export const requireJson: Middleware = (ctx, next) => {
-  const type = ctx.get('Content-Type');
-  // The two spellings nearly every client sends, without splitting and matching.
-  if (type === 'application/json' || type === 'application/json; charset=utf-8') return next();
-  const [essence = '', ...parameters] = type.split(';');
+export const requireJson: Middleware = async (ctx, next) => {
+  const [essence = '', ...parameters] = ctx.get('Content-Type').split(';');
   const charset = parameters.find((p) => /^\s*charset\s*=/i.test(p));
   const utf8 = charset === undefined || /^\s*charset\s*=\s*"?utf-8"?\s*$/i.test(charset);
   if (essence.trim().toLowerCase() !== 'application/json' || !utf8) {
     throw problem('unsupported-media-type');
   }
-  return next();
+  await next();
 };
 
 /**

@@ -19,7 +19,10 @@ function plantJson(plant: Plant): string {
   return plant.tag === undefined ? `${name}}` : `${name},"tag":${jsonString(plant.tag)}}`;
 }
 
-/** A JSON array of Plants, built in one pass. */
+/**
+ * A JSON array of Plants, built in one pass. perf: one of the six removals worth 2.5% of a GET's
+ * instructions (bench/README.md, "What the hand-made fast paths save").
+ */
 function plantsJson(plants: readonly Plant[]): string {
   let json = '[';
   for (let i = 0; i < plants.length; i++)

@@ -66,6 +66,8 @@ function durationRecorder(
   metrics: ServiceMetrics,
 ): (ctx: Context, route: string, seconds: number) => void {
   type Child = { observe(value: number): void };
+  // perf: children by route, method and status class without a key string per request; one of
+  // the six removals worth 2.5% of a GET's instructions (bench/README.md).
   const children = new Map<string, Map<string, Map<string, Child>>>();
   return (ctx, route, seconds) => {
     const method = METHOD_LABELS.has(ctx.method) ? ctx.method : 'OTHER';

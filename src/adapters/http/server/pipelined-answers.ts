@@ -83,7 +83,8 @@ export function answerInTurn(
       state.waiting.splice(0);
       overran(socket);
       // On close node:http aborts each request it parsed, with an error and its stack trace each:
-      // perf: 13 against 39 ms of CPU per connection of 2,340 parsed requests (notes, issue 35).
+      // perf: 13 against 39 ms of CPU per connection of 2,340 parsed requests (bench/README.md,
+      // "What the hand-made fast paths save").
       destroyWithoutStacks(socket);
       return;
     }
