@@ -57,9 +57,10 @@ async function serveHere(loaded: Config): Promise<void> {
   const stopTracing = await startTracing(process.env);
   const container = buildContainer(config);
   const worker = cluster.worker;
-  if (worker !== undefined) dieWithPrimary();
-  // A worker's lines (access lines too) say which worker, by the id its metrics carry.
+  // A worker ends with its primary, and its lines (access lines too) say which worker, by the id
+  // its metrics carry.
   if (worker !== undefined) {
+    dieWithPrimary();
     const base = createLogger(config.logLevel);
     container.rebind(TYPES.Logger).toConstantValue(base.child?.({ worker: worker.id }) ?? base);
   }
