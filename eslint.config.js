@@ -16,6 +16,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain scripts npm runs before anything is compiled (scripts/build-lmdb.mjs).
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+  },
+  {
     // The NestJS bench peers inject by the constructor types that decorator metadata names: those
     // imports are values (bench/servers/nest/tsconfig.json).
     files: ['bench/servers/nest/**/*.ts'],

@@ -42,10 +42,10 @@ const TAKES_LEGACY_FILES: ReadonlySet<StorageKind> = new Set<StorageKind>(['lmdb
  * embedded storage first takes in the files an earlier version left (take-in-legacy-files.ts).
  */
 export async function openStorage(config: Config, deps: StorageDeps = {}): Promise<OpenedStorage> {
-  const storage = await openKind(config, deps);
-  if (!TAKES_LEGACY_FILES.has(config.storage.kind)) return storage;
   const notice =
-    deps.notice ?? ((line: string) => deps.logger?.warn({ legacyFiles: config.legacyFiles }, line));
+    deps.notice ?? ((line: string) => deps.logger?.warn({ storage: config.storage.kind }, line));
+  const storage = await openKind(config, { ...deps, notice });
+  if (!TAKES_LEGACY_FILES.has(config.storage.kind)) return storage;
   try {
     await takeInLegacyFiles(storage, config.legacyFiles, notice);
   } catch (error) {
