@@ -46,6 +46,8 @@ function warn(problem) {
 
 function main() {
   if (lmdb === undefined) return warn('lmdb is not installed');
+  // lmdb's binding.gyp takes its C++ headers (a dependency of plant-store, not of lmdb).
+  createRequire(join(lmdb, 'package.json')).resolve('node-addon-api');
   const { version } = JSON.parse(readFileSync(join(lmdb, 'package.json'), 'utf8'));
   if (version !== VERSION)
     return warn(`lmdb ${version} installed; the fix was checked on ${VERSION}`);

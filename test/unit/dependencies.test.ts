@@ -8,6 +8,7 @@ const SRC = join(ROOT, 'src');
 
 interface Manifest {
   engines: { node: string };
+  scripts: Record<string, string>;
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
 }
@@ -25,19 +26,26 @@ function packageOf(specifier: string): string | undefined {
   return specifier.startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
 }
 
-/** Every package a file under src/ imports, statically or with import(), or reads a file of (docs assets). */
+/** Every package `text` imports, statically or with import(), resolves, or reads a file of (docs assets). */
+function importedBy(text: string, found = new Set<string>()): Set<string> {
+  for (const match of text.matchAll(
+    /\bfrom\s+'([^']+)'|\b(?:import|packageFile|resolve)\(\s*'([^']+)'\s*\)/g,
+  )) {
+    const name = packageOf((match[1] ?? match[2])!);
+    if (name !== undefined) found.add(name);
+  }
+  return found;
+}
+
+/** Every package a file under src/ uses, or the install script (package.json's postinstall). */
 function importedBySource(dir = SRC): Set<string> {
   const found = new Set<string>();
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
-    const text = readFileSync(join(entry.parentPath, entry.name), 'utf8');
-    for (const match of text.matchAll(
-      /\bfrom\s+'([^']+)'|\b(?:import|packageFile)\(\s*'([^']+)'\s*\)/g,
-    )) {
-      const name = packageOf((match[1] ?? match[2])!);
-      if (name !== undefined) found.add(name);
-    }
+    importedBy(readFileSync(join(entry.parentPath, entry.name), 'utf8'), found);
   }
+  const script = /^node (\S+)$/.exec(manifest.scripts.postinstall ?? '')?.[1];
+  if (script !== undefined) importedBy(readFileSync(join(ROOT, script), 'utf8'), found);
   return found;
 }
 
@@ -55,7 +63,7 @@ describe('the dependencies', () => {
     expect(refusing, `Node ${oldest}`).to.deep.equal([]);
   });
 
-  it('when the package is installed for its run time, then each of its dependencies is one src/ imports (or its types)', () => {
+  it('when the package is installed for its run time, then each of its dependencies is one src/ or its install script uses (or its types)', () => {
     const imported = importedBySource();
     const unused = Object.keys(manifest.dependencies).filter(
       (name) => !imported.has(name) && !imported.has(name.replace(/^@types\//, '')),
