@@ -2,13 +2,13 @@
 // of LMDB lacks: a process opening the environment set the shared "last transaction" to the meta
 // page it had read, without the write lock, so a commit another process made in between was
 // overwritten by the next one (acknowledged writes lost; with fast commits, a damaged file).
-// Upstream guards the store with `prev &&` (only a PREVSNAPSHOT open, which is exclusive, sets
+// Upstream guards that assignment with `prev &&` (only an exclusive PREVSNAPSHOT opening makes
 // it); this applies that one-token change and builds the addon from the sources npm installed,
 // into lmdb's own prebuilds/ directory, which its loader prefers to the platform package.
 // Run by `npm install` (postinstall); safe to run again. Needs what node-gyp needs: a C/C++
 // compiler, make, Python 3 and this Node's headers (no download). When it cannot build, it says
-// why and leaves the stock addon in place: the store then warns at every start
-// (docs/storage.md, "Several processes").
+// why and leaves the stock addon in place: the store then warns at every opening (docs/storage.md,
+// "Processes opening the directory while another writes").
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -60,21 +60,12 @@ function main() {
   else if (text.split(FIXED).length !== 2)
     return warn(`${source} is not the one the fix was made for`);
 
+  // The node-gyp npm runs scripts with (npm sets the variable), else the one it ships.
+  const prefix = join(dirname(process.execPath), '..');
   const nodeGyp =
     process.env.npm_config_node_gyp ??
-    join(
-      dirname(process.execPath),
-      '..',
-      'lib',
-      'node_modules',
-      'npm',
-      'node_modules',
-      'node-gyp',
-      'bin',
-      'node-gyp.js',
-    );
+    join(prefix, 'lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js');
   // This Node's own headers, so that node-gyp downloads nothing.
-  const prefix = join(dirname(process.execPath), '..');
   const nodedir = existsSync(join(prefix, 'include', 'node', 'node_api.h'))
     ? [`--nodedir=${prefix}`]
     : [];
