@@ -31,12 +31,13 @@ describe('plant-store import of a file that repeats ids (the CLI as a process)',
   after(() => rm(dir, { recursive: true, force: true }));
 
   const stores: [string, () => Record<string, string>][] = [
+    ['the default store (lmdb)', () => ({ PLANT_STORE_DATA_DIR: join(dir, 'lmdb') })],
     ['Redis', () => ({ PLANT_STORE_STORAGE: 'redis', REDIS_URL: redis().url })],
     ['MongoDB', () => ({ PLANT_STORE_STORAGE: 'mongodb', MONGODB_URL: mongo().url })],
   ];
   for (const [name, env] of stores) {
     it(`when ${name} imports 1,000 ids as A then as B under overwrite, then every plant is B`, async () => {
-      const input = join(dir, `${name}.ndjson`);
+      const input = join(dir, `${name.replace(/\W/g, '-')}.ndjson`);
       await writeFile(input, repeatedIds());
 
       const imported = await runProgram(
