@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,17 +32,18 @@ function startWriter(dataDir: string, args: string[] = []) {
   });
   const acknowledged: bigint[] = [];
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  const lines = createInterface({ input: child.stdout });
+  /** Resolves at the writer's first acknowledged create. */
+  const started = once(lines, 'line');
   const read = (async () => {
-    for await (const line of createInterface({ input: child.stdout })) {
-      acknowledged.push(BigInt(line));
-    }
+    for await (const line of lines) acknowledged.push(BigInt(line));
   })();
   /** SIGKILLs the writer; resolves once all it printed is read. */
   const kill = async () => {
     child.kill('SIGKILL');
     await Promise.all([exited, read]);
   };
-  return { acknowledged, kill };
+  return { acknowledged, started, kill };
 }
 
 /** Every id in `acknowledged` that the store of `dataDir` does not hold. */
@@ -102,6 +104,8 @@ describe('the embedded store (lmdb) when its process is killed while it writes',
     const shared = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-fast-openers-'));
     try {
       const writer = startWriter(shared, ['0', 'commit-only']);
+      // The openings come while it writes (a slow start could otherwise outlast them).
+      await writer.started;
       const opened = ['1', '2'].map(() => run(OPENER, shared, String(FAST_OPENINGS)));
       await Promise.all(opened);
       await writer.kill();
