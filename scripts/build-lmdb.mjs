@@ -18,6 +18,7 @@ const VERSION = '3.5.6';
 const FIX = 'ITS#9496';
 const BUGGY = '\tif (env->me_txns)\n\t\tenv->me_txns->mti_txnid = meta.mm_txnid;';
 const FIXED = '\tif (prev && env->me_txns)\n\t\tenv->me_txns->mti_txnid = meta.mm_txnid;';
+// src/adapters/storage/lmdb/lmdb-addon.ts looks for it (FIX_MARKER).
 const MARKER = 'plant-store-fix.json';
 
 // Where Node finds `lmdb` from here (its exports do not include its package.json).

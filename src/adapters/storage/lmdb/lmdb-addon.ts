@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
 // scripts/build-lmdb.mjs builds lmdb's addon with LMDB's fix ITS#9496 and marks the directory it
-// builds into; lmdb loads its addon from the path its loader picks, asked here the same way.
-const MARKER = 'plant-store-fix.json';
+// builds into (the name is the script's MARKER); lmdb loads its addon from the path its loader
+// picks, asked here the same way.
+export const FIX_MARKER = 'plant-store-fix.json';
 
 /** The path of the addon lmdb loads in this process, as lmdb's own loader picks it. */
 export function lmdbAddonPath(): string {
@@ -19,7 +20,7 @@ export function lmdbAddonPath(): string {
 /** Whether that addon is the one built with the fix (false also when lmdb cannot say). */
 export function lmdbAddonHasOpenFix(): boolean {
   try {
-    return existsSync(join(dirname(lmdbAddonPath()), MARKER));
+    return existsSync(join(dirname(lmdbAddonPath()), FIX_MARKER));
   } catch {
     return false;
   }

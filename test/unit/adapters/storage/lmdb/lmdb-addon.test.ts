@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'chai';
 import {
+  FIX_MARKER,
   lmdbAddonHasOpenFix,
   lmdbAddonPath,
 } from '../../../../../src/adapters/storage/lmdb/lmdb-addon.js';
@@ -13,9 +14,10 @@ describe("lmdb's addon", () => {
     expect(lmdbAddonHasOpenFix(), `${lmdbAddonPath()} lacks the fix: npm run build:lmdb`).to.equal(
       true,
     );
-    const marker = JSON.parse(
-      readFileSync(join(dirname(lmdbAddonPath()), 'plant-store-fix.json'), 'utf8'),
-    ) as { lmdb: string; fix: string };
+    const marker = JSON.parse(readFileSync(join(dirname(lmdbAddonPath()), FIX_MARKER), 'utf8')) as {
+      lmdb: string;
+      fix: string;
+    };
     const lmdb = JSON.parse(
       readFileSync(join(dirname(dirname(dirname(lmdbAddonPath()))), 'package.json'), 'utf8'),
     ) as { name: string; version: string };
