@@ -53,15 +53,18 @@ function target(from: string, path: string): string | undefined {
 /** What a text names that must exist: root paths, PLANT_STORE_/BENCH_ variables, sections. */
 function missing(from: string, text: string, code: string): string[] {
   const wrong: string[] = [];
-  for (const [path] of text.matchAll(/(?<![\w./-])(?:docs|src|test|bench|scripts)\/[\w./-]*\w/g)) {
-    if (!existsSync(join(ROOT, path)) && !/^bench\/(?:build|results)\//.test(path)) wrong.push(path);
+  for (const [path] of text.matchAll(
+    /(?<![\w./-])(?:docs|src|test|bench|scripts)\/[\w./-]*\w(?![\w.-]*<)/g,
+  )) {
+    if (!existsSync(join(ROOT, path)) && !/^bench\/(?:build|results)\//.test(path))
+      wrong.push(path);
   }
   for (const [name] of text.matchAll(/\b(?:PLANT_STORE|BENCH)_[A-Z0-9_]*[A-Z0-9](?![_*A-Z])/g)) {
     if (!new RegExp(`\\b${name}\\b`).test(code)) wrong.push(name);
   }
   const links = [...prose(text).matchAll(/\]\(([^)\s#]*)#([^)\s]+)\)/g)].map(([, p, a]) => [p, a]);
   for (const [, p, title] of text.matchAll(/([\w./-]+\.md)[)\]]*,\s+"([^"]+)"/g)) {
-    links.push([p, slug(title!)]);
+    links.push([p, slug(title!.replace(/\s+/g, ' '))]);
   }
   for (const [path, anchor] of links) {
     const file = path === '' ? from : target(from, path!);
