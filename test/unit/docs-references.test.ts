@@ -60,7 +60,7 @@ function missing(from: string, text: string, code: string): string[] {
       wrong.push(path);
   }
   for (const [name] of text.matchAll(/\b(?:PLANT_STORE|BENCH)_[A-Z0-9_]*[A-Z0-9](?![_*A-Z])/g)) {
-    if (!new RegExp(`\\b${name}\\b`).test(code)) wrong.push(name);
+    if (!new RegExp(`(?:env\\.|['"$]|\\$\\{|const )${name}\\b`).test(code)) wrong.push(name);
   }
   const links = [...prose(text).matchAll(/\]\(([^)\s#]*)#([^)\s]+)\)/g)].map(([, p, a]) => [p, a]);
   for (const [, p, title] of text.matchAll(/([\w./-]+\.md)[)\]]*,\s+"([^"]+)"/g)) {
@@ -74,7 +74,8 @@ function missing(from: string, text: string, code: string): string[] {
 }
 
 describe('what the docs and the CLI help name', () => {
-  // Where a variable may be read: the service, the bench, the test servers, the scripts.
+  // Where a variable is read (env.NAME, 'NAME', $NAME; or a constant so named): the service, the
+  // bench, the test servers, the scripts.
   const code = [
     ...files('src', /\.ts$/),
     ...files('bench', /\.ts$/),
