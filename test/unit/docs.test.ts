@@ -92,7 +92,7 @@ describe('the documentation', () => {
     expect(namedPaths('docs/operations.md').map((path) => path.named)).to.include('storage.md');
   });
 
-  for (const doc of ['README.md', 'docs/architecture.md']) {
+  for (const doc of ['docs/architecture.md']) {
     it(`when src/ has a folder, then the layout of ${doc} names it`, () => {
       const tree = layout(doc);
       expect(tree).to.include('src/');
