@@ -10,7 +10,15 @@
 // run again. Needs a C/C++ compiler, make, Python 3 and this Node's headers (no download). When it
 // cannot build, it says why on stderr and exits 0: the stock addon then serves one process alone.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,8 +47,8 @@ const ADDON_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'build', '
 const MARKER = 'plant-store-fix.json';
 
 const here = createRequire(import.meta.url);
-const lmdb = here
-  .resolve.paths('lmdb')
+const lmdb = here.resolve
+  .paths('lmdb')
   .map((modules) => join(modules, 'lmdb'))
   .find((dir) => existsSync(join(dir, 'package.json')));
 const libc = process.env.LIBC ?? (existsSync('/etc/alpine-release') ? 'musl' : 'glibc');
@@ -62,18 +70,26 @@ function warn(cause) {
   );
 }
 
-// The first line that says what went wrong, not node-gyp's closing summary.
+// The first line that says what went wrong (a compiler's, a shell's, node-gyp's own error), not
+// node-gyp's closing summary.
 const firstError = (output) =>
-  output
-    .split('\n')
-    .find((line) => /error|not found|ERR! stack/i.test(line) && !/ERR! (cwd|node|command)/.test(line))
-    ?.replace(/^gyp ERR! (stack )?/, '')
-    .trim() ?? output.trim().split('\n').at(-1);
+  (
+    output
+      .split('\n')
+      .find((line) =>
+        line.startsWith('gyp ')
+          ? /^gyp ERR! stack \w*Error\b/.test(line)
+          : /error|not found/i.test(line),
+      ) ?? output.trim().split('\n').at(-1)
+  )
+    ?.replace(/^gyp ERR! stack /, '')
+    .trim();
 
 function build() {
   if (lmdb === undefined) return 'lmdb is not installed';
   const { version } = JSON.parse(readFileSync(join(lmdb, 'package.json'), 'utf8'));
-  if (version !== VERSION) return `lmdb ${version} is installed; the fixes were made for ${VERSION}`;
+  if (version !== VERSION)
+    return `lmdb ${version} is installed; the fixes were made for ${VERSION}`;
   const markerPath = join(out, MARKER);
   if (existsSync(markerPath) && readFileSync(markerPath, 'utf8') === marker) return;
   // node-gyp as npm runs it (npm sets the first), else npm's own, else a node-gyp package.
@@ -91,7 +107,8 @@ function build() {
     cpSync(join(lmdb, part), join(source, part), { recursive: true });
   let text = readFileSync(join(source, MDB_C), 'utf8');
   for (const [from, to] of PATCHES) {
-    if (text.split(from).length !== 2) return `${join(lmdb, MDB_C)} is not the one the fixes were made for`;
+    if (text.split(from).length !== 2)
+      return `${join(lmdb, MDB_C)} is not the one the fixes were made for`;
     text = text.replace(from, to);
   }
   writeFileSync(join(source, MDB_C), text);

@@ -14,9 +14,11 @@ import {
 import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 
 const lmdbDir = dirname(dirname(createRequire(import.meta.url).resolve('lmdb')));
-const lmdbVersion = (JSON.parse(readFileSync(join(lmdbDir, 'package.json'), 'utf8')) as {
-  version: string;
-}).version;
+const lmdbVersion = (
+  JSON.parse(readFileSync(join(lmdbDir, 'package.json'), 'utf8')) as {
+    version: string;
+  }
+).version;
 
 /** Every file under `dir`, by path relative to it, with its SHA-256; `skip` names left out. */
 function hashes(dir: string, skip: string[] = []): Map<string, string> {
@@ -36,9 +38,10 @@ function hashes(dir: string, skip: string[] = []): Map<string, string> {
 
 describe("lmdb's addon", () => {
   it("when this process loads lmdb, then the addon is the one npm install built with LMDB's fixes into build/lmdb-addon, for the installed lmdb", () => {
-    expect(lmdbAddonHasOpenFix(), `${lmdbAddonPath()} lacks the fixes: npm run build:lmdb`).to.equal(
-      true,
-    );
+    expect(
+      lmdbAddonHasOpenFix(),
+      `${lmdbAddonPath()} lacks the fixes: npm run build:lmdb`,
+    ).to.equal(true);
     expect(lmdbAddonPath().startsWith(`${ADDON_DIR}/prebuilds/`)).to.equal(true);
     const marker = JSON.parse(readFileSync(join(dirname(lmdbAddonPath()), FIX_MARKER), 'utf8')) as {
       lmdb: string;
@@ -56,7 +59,14 @@ describe("lmdb's addon", () => {
       const [packed] = JSON.parse(
         execFileSync(
           'npm',
-          ['pack', `lmdb@${lmdbVersion}`, '--prefer-offline', '--json', '--pack-destination', unpacked],
+          [
+            'pack',
+            `lmdb@${lmdbVersion}`,
+            '--prefer-offline',
+            '--json',
+            '--pack-destination',
+            unpacked,
+          ],
           { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
         ),
       ) as [{ filename: string }];
