@@ -30,10 +30,19 @@ console.error = function (this: Console, ...args: unknown[]) {
 /** The path of the addon lmdb loads in this process, as lmdb's own loader picks it. */
 export function lmdbAddonPath(): string {
   const lmdb = lmdbDir();
-  const loader = createRequire(join(lmdb, 'package.json'))('node-gyp-build-optional-packages') as {
-    path(dir: string): string;
-  };
-  return loader.path(lmdb);
+  const require = createRequire(join(lmdb, 'package.json'));
+  const loader = require('node-gyp-build-optional-packages') as { path(dir: string): string };
+  const picked = loader.path(lmdb);
+  const { LMDB_PREBUILD } = process.env;
+  if (LMDB_PREBUILD === undefined || require.cache[picked] !== undefined) return picked;
+  // lmdb loaded before LMDB_PREBUILD was set (a host imported it first): the one it took.
+  delete process.env.LMDB_PREBUILD;
+  try {
+    const stock = loader.path(lmdb);
+    return require.cache[stock] === undefined ? picked : stock;
+  } finally {
+    process.env.LMDB_PREBUILD = LMDB_PREBUILD;
+  }
 }
 
 /** Whether that addon is the one built with the fixes (false also when lmdb cannot say). */

@@ -51,6 +51,23 @@ describe("lmdb's addon", () => {
     expect(marker.fixes).to.include('ITS#9496');
   });
 
+  it('when a host loaded lmdb before the store, then the store says the addon is the stock one it took', () => {
+    // A process of its own: lmdb loads its addon once per process.
+    const said = execFileSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        "await import('lmdb'); const addon = await import('./src/adapters/storage/lmdb/lmdb-addon.ts');" +
+          ' console.log(addon.lmdbAddonHasOpenFix(), addon.lmdbAddonPath());',
+      ],
+      { encoding: 'utf8', env: { PATH: process.env.PATH } },
+    );
+    expect(said).to.match(/^false .*@lmdb\/lmdb-/);
+  });
+
   it("when npm install has built the addon, then lmdb's directory holds its tarball's files, unchanged, and nothing more", function () {
     this.timeout(60_000);
     const unpacked = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-tarball-'));
