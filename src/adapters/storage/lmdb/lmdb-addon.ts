@@ -11,8 +11,8 @@ export const FIX_MARKER = 'plant-store-fix.json';
 export const STOCK_ADDON_SETTING = 'PLANT_STORE_LMDB_STOCK_ADDON';
 
 // lmdb's loader (node-gyp-build-optional-packages) looks for the addon in $LMDB_PREBUILD instead of
-// lmdb's own directory, then in lmdb's platform package. Set before lmdb loads: this module is
-// imported (open-lmdb-storage.ts) before lmdb-environment.ts, the one module that imports lmdb.
+// lmdb's own directory, then in lmdb's platform package. Set before lmdb loads: lmdb-environment.ts,
+// the one module that imports lmdb, imports this one first.
 // Only when the build is there (pnpm would not find the platform package from ADDON_DIR); an
 // operator's own LMDB_PREBUILD wins.
 if (existsSync(ADDON_DIR)) process.env.LMDB_PREBUILD ??= ADDON_DIR;
