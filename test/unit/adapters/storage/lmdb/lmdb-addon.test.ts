@@ -98,6 +98,18 @@ describe("lmdb's addon", () => {
     }
   });
 
+  it("when code other than lmdb's write.js calls console.error, then its line is printed (only lmdb's failed commits are dropped)", () => {
+    const written: string[] = [];
+    const write = process.stderr.write.bind(process.stderr);
+    process.stderr.write = (chunk: string | Uint8Array) => written.push(String(chunk)) > 0;
+    try {
+      console.error('a host line');
+    } finally {
+      process.stderr.write = write;
+    }
+    expect(written).to.deep.equal(['a host line\n']);
+  });
+
   it('when the store opens on the addon with the fixes, then it tells the operator nothing', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'plant-store-lmdb-addon-'));
     const told: string[] = [];
