@@ -202,7 +202,8 @@ describe('the embedded store (lmdb) on a full disk (a 2 MiB tmpfs)', function ()
       );
       expect(statuses.filter((status) => status !== 200 && status !== 503)).to.deep.equal([]);
       expect(statuses).to.include(503);
-      // A command beside them meets the full disk too: one line of its own.
+      // A command beside them: refused in one line of its own (unless it finds room in pages LMDB
+      // freed, which a small write may).
       const command = await runProgram(
         [...CLI, 'tokens', 'create', '--tenant', 't', '--scope', 'plants:read'],
         env,
