@@ -1,24 +1,13 @@
-// Builds lmdb-js's native addon with two fixes its copy of LMDB lacks (docs/storage.md, "lmdb's
-// addon"), from a copy of lmdb's sources in build/lmdb-addon/, never touching lmdb's own files:
-// - upstream LMDB's ITS#9496 ("fix mdb_env_open bug from #8704"): a process opening the
-//   environment set the shared "last transaction" to the meta page it had read, without the write
-//   lock, so that a commit another process made in between was overwritten by the next one;
-// - mdb_page_flush's write error (a full disk): a message bounded by its buffer, no read of unset
-//   buffers (the overflow aborted processes in malloc), no raw stderr line.
-// lmdb's loader takes the result because src/adapters/storage/lmdb/lmdb-addon.ts sets
-// LMDB_PREBUILD to build/lmdb-addon before lmdb loads. Run by `npm install` (postinstall); safe to
-// run again. Needs a C/C++ compiler, make, Python 3 and this Node's headers (no download). When it
-// cannot build, it says why on stderr and exits 0: the stock addon then serves one process alone.
+// Builds lmdb-js's addon with two fixes its copy of LMDB lacks (docs/storage.md, "lmdb's addon"),
+// from a copy of lmdb's sources in build/lmdb-addon/, never touching lmdb's own files: upstream
+// LMDB's ITS#9496 (an opening could make another process's next commit overwrite its last one),
+// and mdb_page_flush's write error (a full disk) bounded, with no read of unset buffers (the
+// overflow aborted processes in malloc) and no raw stderr line. lmdb loads it because
+// src/adapters/storage/lmdb/lmdb-addon.ts points LMDB_PREBUILD at build/lmdb-addon. Run by
+// `npm install` (postinstall); safe to run again. Without a compiler, make, Python 3 or this
+// Node's headers, it says why on stderr and exits 0: the stock addon serves one process alone.
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,12 +35,11 @@ const PATCHES = [
 const ADDON_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'build', 'lmdb-addon');
 const MARKER = 'plant-store-fix.json';
 
-const here = createRequire(import.meta.url);
-const lmdb = here.resolve
-  .paths('lmdb')
+const lmdb = createRequire(import.meta.url)
+  .resolve.paths('lmdb')
   .map((modules) => join(modules, 'lmdb'))
-  .find((dir) => existsSync(join(dir, 'package.json')));
-const libc = process.env.LIBC ?? (existsSync('/etc/alpine-release') ? 'musl' : 'glibc');
+  .find((dir) => fs.existsSync(join(dir, 'package.json')));
+const libc = process.env.LIBC ?? (fs.existsSync('/etc/alpine-release') ? 'musl' : 'glibc');
 const out = join(ADDON_DIR, 'prebuilds', `${process.platform}-${process.arch}`);
 // One addon for every Node (N-API, as lmdb-js ships for Node 24), and one with lmdb-js's V8 fast
 // paths for the Node that installs (as lmdb-js ships for Node 20 and 22).
@@ -87,32 +75,32 @@ const firstError = (output) =>
 
 function build() {
   if (lmdb === undefined) return 'lmdb is not installed';
-  const { version } = JSON.parse(readFileSync(join(lmdb, 'package.json'), 'utf8'));
+  const { version } = JSON.parse(fs.readFileSync(join(lmdb, 'package.json'), 'utf8'));
   if (version !== VERSION)
     return `lmdb ${version} is installed; the fixes were made for ${VERSION}`;
   const markerPath = join(out, MARKER);
-  if (existsSync(markerPath) && readFileSync(markerPath, 'utf8') === marker) return;
+  if (fs.existsSync(markerPath) && fs.readFileSync(markerPath, 'utf8') === marker) return;
   // node-gyp as npm runs it (npm sets the first), else npm's own, else a node-gyp package.
   const nodeGyp =
     process.env.npm_config_node_gyp ??
     createRequire(process.env.npm_execpath ?? import.meta.url).resolve('node-gyp/bin/node-gyp.js');
   // This Node's own headers: node-gyp downloads nothing.
   const nodedir = join(dirname(process.execPath), '..');
-  if (!existsSync(join(nodedir, 'include', 'node', 'node_api.h')))
+  if (!fs.existsSync(join(nodedir, 'include', 'node', 'node_api.h')))
     return `this Node's headers are not in ${join(nodedir, 'include', 'node')}`;
 
-  rmSync(ADDON_DIR, { recursive: true, force: true });
+  fs.rmSync(ADDON_DIR, { recursive: true, force: true });
   const source = join(ADDON_DIR, 'source');
   for (const part of ['binding.gyp', 'src', 'dependencies'])
-    cpSync(join(lmdb, part), join(source, part), { recursive: true });
-  let text = readFileSync(join(source, MDB_C), 'utf8');
+    fs.cpSync(join(lmdb, part), join(source, part), { recursive: true });
+  let text = fs.readFileSync(join(source, MDB_C), 'utf8');
   for (const [from, to] of PATCHES) {
     if (text.split(from).length !== 2)
       return `${join(lmdb, MDB_C)} is not the one the fixes were made for`;
     text = text.replace(from, to);
   }
-  writeFileSync(join(source, MDB_C), text);
-  mkdirSync(out, { recursive: true });
+  fs.writeFileSync(join(source, MDB_C), text);
+  fs.mkdirSync(out, { recursive: true });
   for (const { file, env } of builds) {
     const built = spawnSync(
       process.execPath,
@@ -120,10 +108,10 @@ function build() {
       { cwd: source, env: { ...process.env, ...env }, encoding: 'utf8' },
     );
     if (built.status !== 0) return firstError(`${built.stderr ?? ''}${built.error ?? ''}`);
-    renameSync(join(source, 'build', 'Release', 'lmdb.node'), join(out, file));
+    fs.renameSync(join(source, 'build', 'Release', 'lmdb.node'), join(out, file));
   }
-  rmSync(source, { recursive: true, force: true });
-  writeFileSync(markerPath, marker);
+  fs.rmSync(source, { recursive: true, force: true });
+  fs.writeFileSync(markerPath, marker);
   console.log(`plant-store: lmdb ${VERSION} built with LMDB's fixes into ${out}`);
 }
 
@@ -135,6 +123,6 @@ try {
 }
 if (failed) {
   // Nothing half-built is left for the loader to take.
-  rmSync(ADDON_DIR, { recursive: true, force: true });
+  fs.rmSync(ADDON_DIR, { recursive: true, force: true });
   warn(failed);
 }
