@@ -8,6 +8,7 @@ import { createHttpServer, listenHttpServer } from '../adapters/http/server/http
 import { workerRefusals } from '../adapters/http/server/overrun-refusals.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
 import { createLogger } from '../adapters/logger.js';
+import { checkServeAddon } from '../adapters/storage/lmdb/lmdb-addon.js';
 import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
@@ -36,6 +37,7 @@ export async function serve(loaded: Config, options: ServeOptions = {}): Promise
   // Checked in the primary too, so that bounds the workers cannot share fail the start at once.
   const shared =
     workers === undefined ? loaded : { ...loaded, http: workerShare(loaded.http, workers) };
+  if (loaded.storage.kind === 'lmdb' && cluster.isPrimary) checkServeAddon(workers ?? 1);
   if (workers !== undefined && cluster.isPrimary) {
     return serveWorkers(loaded, workers);
   }

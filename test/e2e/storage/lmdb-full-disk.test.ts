@@ -1,12 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { isPlantError } from '../../../src/domain/errors.js';
 import { serverMissing } from '../../support/server-requirement.js';
-import { CLI, runProgram, startProgram, startService } from '../../support/service-process.js';
+import {
+  CLI,
+  runProgram,
+  startProgram,
+  startService,
+  startWorkers,
+} from '../../support/service-process.js';
 
 const DISK = '2m';
 const BALLAST = 512 * 1024;
@@ -154,6 +160,67 @@ describe('the embedded store (lmdb) on a full disk (a 2 MiB tmpfs)', function ()
       expect(service.output()).to.not.include('Commit failed');
     } finally {
       rmSync(filler, { force: true });
+      await service.stop();
+    }
+  });
+
+  it('when several writers fill the disk under serve --workers 2, then no worker dies, stderr has no raw LMDB or stack line, creates answer 503 while full and are taken again once space is back', async function () {
+    this.timeout(180_000);
+    const token = 'full-disk-workers-token-0123456789';
+    const env = {
+      PLANT_STORE_DATA_DIR: join(directory, 'workers'),
+      PLANT_STORE_TOKENS: JSON.stringify([
+        { token, tenant: 't', scopes: ['plants:read', 'plants:write'] },
+      ]),
+    };
+    // The disk to itself: the earlier tests' stores (closed by now) removed.
+    for (const entry of readdirSync(directory)) rmSync(join(directory, entry), { recursive: true });
+    const service = await startWorkers(env);
+    const ballast = join(directory, 'workers-ballast');
+    const create = async (id: number): Promise<number> => {
+      const response = await fetch(`http://127.0.0.1:${service.port}/plants`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ id, name: `${id} ${'n'.repeat(240)}` }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    try {
+      writeFileSync(ballast, Buffer.alloc(BALLAST, 1));
+      const statuses: number[] = [];
+      let next = 1;
+      // Eight writers, each until it has been refused a few times: both workers meet the full disk.
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let refused = 0; refused < 5 && next < 50_000;) {
+            const status = await create(next++);
+            statuses.push(status);
+            if (status !== 200) refused++;
+          }
+        }),
+      );
+      expect(statuses.filter((status) => status !== 200 && status !== 503)).to.deep.equal([]);
+      expect(statuses).to.include(503);
+      // A command beside them: refused in one line of its own (unless it finds room in pages LMDB
+      // freed, which a small write may).
+      const command = await runProgram(
+        [...CLI, 'tokens', 'create', '--tenant', 't', '--scope', 'plants:read'],
+        env,
+      );
+      if (command.code !== 0) expect(command.stderr.trimEnd().split('\n')).to.have.length(1);
+
+      rmSync(ballast);
+      let after = 0;
+      for (let id = 100_000; after !== 200 && id < 100_050; id++) after = await create(id);
+      expect(after).to.equal(200);
+      expect(service.running()).to.equal(true);
+      const output = service.output();
+      expect(output, 'a worker died').to.not.include('worker exited');
+      expect(output).to.not.match(/Write error|^\s+at /m);
+      expect(command.stderr).to.not.match(/Write error|^\s+at /m);
+    } finally {
+      rmSync(ballast, { force: true });
       await service.stop();
     }
   });

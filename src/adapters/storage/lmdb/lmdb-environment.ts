@@ -1,5 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+// First: it points lmdb's loader at the addon built with LMDB's fixes before lmdb loads.
+import './lmdb-addon.js';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
 import { checkDataFile, refused as openError } from './lmdb-data-file.js';

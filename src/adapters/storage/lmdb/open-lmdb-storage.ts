@@ -2,7 +2,7 @@ import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../../domain/plant-quota.js';
 import type { OpenedStorage } from '../../limits/limiter-store.js';
 import { sweepCounts } from '../../limits/rate-limiter-lmdb.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
-import { lmdbAddonHasOpenFix, STOCK_ADDON_WARNING } from './lmdb-addon.js';
+import { checkStockAddon } from './lmdb-addon.js';
 import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
 import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
 import { LmdbPlantStore } from './lmdb-plant-store.js';
@@ -25,7 +25,7 @@ export async function openLmdbStorage(
   config: Omit<StorageOptionsOf<'lmdb'>, 'kind'>,
   deps: StorageDeps = {},
 ): Promise<OpenedStorage> {
-  if (!lmdbAddonHasOpenFix()) deps.notice?.(STOCK_ADDON_WARNING);
+  checkStockAddon(config.dataDir, deps.notice);
   // commit-only: LMDB's noSync, the system flushing when it will (a process crash loses nothing).
   const dbs = openEnvironment(config.dataDir, { noSync: config.durability === 'commit-only' });
   let counts;
