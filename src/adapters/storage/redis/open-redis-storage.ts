@@ -1,5 +1,4 @@
 import type { OpenedStorage } from '../../limits/limiter-store.js';
-import { withinDeadline } from '../deadline.js';
 import type { OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, remaining, StorageNotReady, waitForStorage } from '../startup.js';
@@ -7,6 +6,7 @@ import { StorageOpenError } from '../storage-open-error.js';
 import {
   createRedisClient,
   isUnavailableError,
+  redisCall,
   untilReady,
   type RedisClient,
 } from './redis-client.js';
@@ -62,7 +62,12 @@ export async function openRedisStorage(
       outbox: new RedisWebhookOutbox(client, prefix),
       // The limits count on this client too, under the same prefix.
       limiterStore: { kind: 'redis', client, prefix },
-      close: () => quit(client),
+      // QUIT, or drop the socket (and stop reconnecting) when Redis is gone already.
+      close: () =>
+        redisCall(client.quit()).then(
+          () => {},
+          () => client.disconnect(),
+        ),
     };
   } catch (error) {
     client.disconnect();
@@ -88,16 +93,6 @@ function classify(error: Error, where: string): Error {
     ? 'refused authentication'
     : `cannot be used: ${error.message}`;
   return new StorageOpenError(where, 'REDIS_URL', problem, { cause: error });
-}
-
-/** QUIT, or drops the connection when Redis does not answer. */
-async function quit(client: RedisClient): Promise<void> {
-  try {
-    await withinDeadline(client.quit(), isUnavailableError);
-  } catch {
-    // Redis is gone already; drop the socket and stop reconnecting.
-    client.disconnect();
-  }
 }
 
 /**
