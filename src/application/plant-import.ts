@@ -58,6 +58,15 @@ export class ImportRefused extends Error {
 
 type Entry = { line: number; plant: StoredPlant };
 
+/** The count of the summary each outcome adds to. */
+const COUNTED = {
+  stored: 'imported',
+  present: 'present',
+  replaced: 'replaced',
+  conflict: 'conflicts',
+  quota: 'refused',
+} as const satisfies Record<ImportOutcome, keyof ImportSummary>;
+
 /** Batches written at once at most. */
 const IN_FLIGHT = 4;
 
@@ -78,6 +87,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const TYPE_NAMES: Record<string, string> = {
+  undefined: 'none',
   string: 'a string',
   number: 'a number that is not an integer',
   boolean: 'a boolean',
@@ -86,13 +96,7 @@ const TYPE_NAMES: Record<string, string> = {
 
 /** What a JSON value is, for a message: never the value itself, which comes from the file. */
 const typeName = (value: unknown): string =>
-  value === undefined
-    ? 'none'
-    : value === null
-      ? 'null'
-      : Array.isArray(value)
-        ? 'an array'
-        : TYPE_NAMES[typeof value]!;
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : TYPE_NAMES[typeof value]!;
 
 function checkHeader(
   first: string | Uint8Array | undefined,
@@ -158,19 +162,15 @@ export async function importPlants(
   const count = (entries: Entry[], of: string, outcomes: ImportOutcome[]): void => {
     outcomes.forEach((outcome, i) => {
       const { line, plant } = entries[i]!;
-      if (outcome === 'stored') summary.imported++;
-      else if (outcome === 'present') summary.present++;
-      else if (outcome === 'replaced') summary.replaced++;
-      else if (outcome === 'conflict') {
-        summary.conflicts++;
+      summary[COUNTED[outcome]]++;
+      if (outcome === 'conflict') {
         problem(
           line,
           'conflict',
           `tenant ${JSON.stringify(of)} holds plant ${plant.id} with other content`,
         );
         if (policy === 'fail') summary.stopped = 'conflict';
-      } else {
-        summary.refused++;
+      } else if (outcome === 'quota') {
         problem(
           line,
           'plant-quota-reached',
@@ -267,8 +267,9 @@ export async function importPlants(
       break;
     }
   }
-  if (summary.stopped === undefined && !options.signal?.aborted) await flush();
-  else if (summary.stopped === 'errors') await flush();
+  if (summary.stopped === 'errors' || (summary.stopped === undefined && !options.signal?.aborted)) {
+    await flush();
+  }
   await settle(inFlight.length);
   if (options.signal?.aborted && summary.stopped === undefined) summary.stopped = 'interrupted';
   await iterator.return?.();
