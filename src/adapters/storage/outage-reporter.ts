@@ -58,6 +58,14 @@ export interface OutageReporters {
   readonly tokens: OutageReporter;
 }
 
+/** Both stores lost their server (`reason`), or have it back (no reason): they live on one server. */
+export function reportBoth(outages: OutageReporters, where: string, reason?: string): void {
+  for (const reporter of [outages.plants, outages.tokens]) {
+    if (reason === undefined) reporter.recovered(where);
+    else reporter.failed(reason, where);
+  }
+}
+
 export const outageReporters = (logger?: Logger, listener?: OutageListener): OutageReporters => ({
   plants: new OutageReporter('plants', logger, listener),
   tokens: new OutageReporter('tokens', logger, listener),

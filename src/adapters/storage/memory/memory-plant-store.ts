@@ -14,6 +14,8 @@ const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBt
 type Tree = InstanceType<typeof BTree<PlantId, StoredPlant>>;
 
 const compareIds = (a: PlantId, b: PlantId): number => (a < b ? -1 : a > b ? 1 : 0);
+/** A tenant's tree; the store keeps it only once it holds a plant. */
+const newTree = (): Tree => new BTree<PlantId, StoredPlant>(undefined, compareIds);
 
 export interface MemoryPlantStoreOptions {
   /** Plants one tenant may hold; 0 for no quota. Default DEFAULT_MAX_PLANTS_PER_TENANT. */
@@ -51,7 +53,7 @@ export class MemoryPlantStore implements PlantStore {
 
   /** A duplicate resolves false before any limit is looked at; the tree's size is O(1). */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const tree = this.tree(tenant);
+    const tree = this.trees.get(tenant) ?? newTree();
     if (tree.has(plant.id)) return false;
     if (this.maxPlants > 0 && tree.size >= this.maxPlants) throw plantQuotaReached(this.maxPlants);
     if (!this.heap.hasRoom()) throw heapFull();
@@ -104,7 +106,7 @@ export class MemoryPlantStore implements PlantStore {
     overwrite: boolean,
   ): Promise<ImportOutcome[]> {
     if (!this.heap.hasRoom()) throw heapFull();
-    const tree = this.tree(tenant);
+    const tree = this.trees.get(tenant) ?? newTree();
     const outcomes = plants.map((plant): ImportOutcome => {
       const held = tree.get(plant.id);
       if (held !== undefined) {
@@ -124,10 +126,5 @@ export class MemoryPlantStore implements PlantStore {
   /** Rejects with storage-refuses-writes while the heap is too full for creates. */
   async ping(): Promise<void> {
     if (!this.heap.read()) throw heapFull();
-  }
-
-  /** The tenant's tree, or a new empty one that the caller keeps only once it holds a plant. */
-  private tree(tenant: string): Tree {
-    return this.trees.get(tenant) ?? new BTree<PlantId, StoredPlant>(undefined, compareIds);
   }
 }

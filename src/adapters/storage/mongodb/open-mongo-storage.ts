@@ -9,7 +9,7 @@ import type { Logger } from '../../../ports/logger.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../../domain/plant-quota.js';
 import { MONGO_LIMITS_COLLECTION, type OpenedStorage } from '../../limits/limiter-store.js';
 import { ConfigError } from '../../config-error.js';
-import type { OutageReporters } from '../outage-reporter.js';
+import { reportBoth, type OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, StorageNotReady, waitForStorage } from '../startup.js';
 import { StorageOpenError } from '../storage-open-error.js';
@@ -119,15 +119,9 @@ export async function openMongoStorage(
  */
 function watchTopology(client: MongoClient, where: string, outages: OutageReporters): void {
   client.on('topologyDescriptionChanged', ({ newDescription }: TopologyDescriptionChangedEvent) => {
-    if (newDescription.hasKnownServers) {
-      outages.plants.recovered(where);
-      outages.tokens.recovered(where);
-      return;
-    }
+    if (newDescription.hasKnownServers) return reportBoth(outages, where);
     const error = [...newDescription.servers.values()].find((server) => server.error)?.error;
-    const reason = networkReason(error?.message ?? '') ?? 'unreachable';
-    outages.plants.failed(reason, where);
-    outages.tokens.failed(reason, where);
+    reportBoth(outages, where, networkReason(error?.message ?? '') ?? 'unreachable');
   });
 }
 

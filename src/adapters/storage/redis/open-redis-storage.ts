@@ -1,5 +1,5 @@
 import type { OpenedStorage } from '../../limits/limiter-store.js';
-import type { OutageReporters } from '../outage-reporter.js';
+import { reportBoth, type OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, remaining, StorageNotReady, waitForStorage } from '../startup.js';
 import { StorageOpenError } from '../storage-open-error.js';
@@ -108,14 +108,9 @@ function watchConnection(client: RedisClient, where: string, outages?: OutageRep
     return;
   }
   let up = false;
-  client.on('error', (error: Error) => {
-    if (!up) return;
-    outages.plants.failed(error.message, where);
-    outages.tokens.failed(error.message, where);
-  });
+  client.on('error', (error: Error) => up && reportBoth(outages, where, error.message));
   client.on('ready', () => {
     up = true;
-    outages.plants.recovered(where);
-    outages.tokens.recovered(where);
+    reportBoth(outages, where);
   });
 }
