@@ -58,15 +58,6 @@ export class ImportRefused extends Error {
 
 type Entry = { line: number; plant: StoredPlant };
 
-/** The count of the summary each outcome adds to. */
-const COUNTED = {
-  stored: 'imported',
-  present: 'present',
-  replaced: 'replaced',
-  conflict: 'conflicts',
-  quota: 'refused',
-} as const satisfies Record<ImportOutcome, keyof ImportSummary>;
-
 /** Batches written at once at most. */
 const IN_FLIGHT = 4;
 
@@ -162,15 +153,19 @@ export async function importPlants(
   const count = (entries: Entry[], of: string, outcomes: ImportOutcome[]): void => {
     outcomes.forEach((outcome, i) => {
       const { line, plant } = entries[i]!;
-      summary[COUNTED[outcome]]++;
-      if (outcome === 'conflict') {
+      if (outcome === 'stored') summary.imported++;
+      else if (outcome === 'present') summary.present++;
+      else if (outcome === 'replaced') summary.replaced++;
+      else if (outcome === 'conflict') {
+        summary.conflicts++;
         problem(
           line,
           'conflict',
           `tenant ${JSON.stringify(of)} holds plant ${plant.id} with other content`,
         );
         if (policy === 'fail') summary.stopped = 'conflict';
-      } else if (outcome === 'quota') {
+      } else {
+        summary.refused++;
         problem(
           line,
           'plant-quota-reached',

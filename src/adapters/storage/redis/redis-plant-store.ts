@@ -24,18 +24,7 @@ declare module 'ioredis' {
      * most plants (0: no quota), event id ('' for none), now (ms), body. 1 when stored, 0 when the
      * id is taken, -1 when the tenant holds its quota.
      */
-    plantInsert(
-      plants: string,
-      targets: string,
-      outbox: string,
-      deliveries: string,
-      id: string,
-      member: string,
-      max: string,
-      eventId: string,
-      now: string,
-      body: string,
-    ): Result<number, Context>;
+    plantInsert(...keysThenArgs: string[]): Result<number, Context>;
     /**
      * KEYS: the tenant's plants; ARGV: most plants (0: no quota), '1' to overwrite, then encoded id
      * and member of each plant. One code per plant: IMPORT_OUTCOMES' index.

@@ -19,22 +19,11 @@ declare module 'ioredis' {
      * KEYS: the tenant's subscriptions, its plant.created targets; ARGV: id, JSON, '1' when it wants
      * plant.created now. 1 when written, 0 when the id is taken.
      */
-    webhookAdd(
-      subscriptions: string,
-      targets: string,
-      id: string,
-      json: string,
-      wanted: string,
-    ): Result<number, Context>;
+    webhookAdd(...keysThenArgs: string[]): Result<number, Context>;
     /** KEYS: subscriptions, plant.created targets; ARGV: id, patch JSON. The merged JSON, or nil when gone. */
-    webhookPatch(
-      subscriptions: string,
-      targets: string,
-      id: string,
-      patch: string,
-    ): Result<string | null, Context>;
+    webhookPatch(...keysThenArgs: string[]): Result<string | null, Context>;
     /** KEYS: the tenant's subscriptions, its plant.created targets; ARGV: id. 1 when removed. */
-    webhookRemove(subscriptions: string, targets: string, id: string): Result<number, Context>;
+    webhookRemove(...keysThenArgs: string[]): Result<number, Context>;
   }
 }
 
