@@ -53,10 +53,7 @@ export class OutageReporter {
 }
 
 /** A reporter for each store, as the storage adapters receive them. */
-export interface OutageReporters {
-  readonly plants: OutageReporter;
-  readonly tokens: OutageReporter;
-}
+export type OutageReporters = Readonly<Record<StorePart, OutageReporter>>;
 
 /** Both stores lost their server (`reason`), or have it back (no reason): they live on one server. */
 export function reportBoth(outages: OutageReporters, where: string, reason?: string): void {
