@@ -93,14 +93,8 @@ function checkHeader(
   first: string | Uint8Array | undefined,
   parseJson: (t: string) => unknown,
 ): void {
-  let header: unknown;
-  try {
-    const line = first === undefined ? undefined : text(first);
-    header = line === undefined ? undefined : parseJson(line);
-  } catch {
-    header = undefined;
-  }
-  if (!isRecord(header) || header.format !== EXPORT_FORMAT || header.end !== undefined) {
+  const header = first === undefined ? 'no line' : parse(first, parseJson);
+  if (typeof header === 'string' || header.format !== EXPORT_FORMAT || header.end !== undefined) {
     throw new ImportRefused(`line 1 is not the header of a ${EXPORT_FORMAT} file`);
   }
   if (typeof header.version !== 'bigint') {
