@@ -78,6 +78,7 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const TYPE_NAMES: Record<string, string> = {
+  undefined: 'none',
   string: 'a string',
   number: 'a number that is not an integer',
   boolean: 'a boolean',
@@ -86,26 +87,14 @@ const TYPE_NAMES: Record<string, string> = {
 
 /** What a JSON value is, for a message: never the value itself, which comes from the file. */
 const typeName = (value: unknown): string =>
-  value === undefined
-    ? 'none'
-    : value === null
-      ? 'null'
-      : Array.isArray(value)
-        ? 'an array'
-        : TYPE_NAMES[typeof value]!;
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : TYPE_NAMES[typeof value]!;
 
 function checkHeader(
   first: string | Uint8Array | undefined,
   parseJson: (t: string) => unknown,
 ): void {
-  let header: unknown;
-  try {
-    const line = first === undefined ? undefined : text(first);
-    header = line === undefined ? undefined : parseJson(line);
-  } catch {
-    header = undefined;
-  }
-  if (!isRecord(header) || header.format !== EXPORT_FORMAT || header.end !== undefined) {
+  const header = first === undefined ? 'no line' : parse(first, parseJson);
+  if (typeof header === 'string' || header.format !== EXPORT_FORMAT || header.end !== undefined) {
     throw new ImportRefused(`line 1 is not the header of a ${EXPORT_FORMAT} file`);
   }
   if (typeof header.version !== 'bigint') {
@@ -267,8 +256,9 @@ export async function importPlants(
       break;
     }
   }
-  if (summary.stopped === undefined && !options.signal?.aborted) await flush();
-  else if (summary.stopped === 'errors') await flush();
+  if (summary.stopped === 'errors' || (summary.stopped === undefined && !options.signal?.aborted)) {
+    await flush();
+  }
   await settle(inFlight.length);
   if (options.signal?.aborted && summary.stopped === undefined) summary.stopped = 'interrupted';
   await iterator.return?.();

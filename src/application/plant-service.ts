@@ -46,10 +46,7 @@ export class PlantService implements PlantUseCases {
     if (wanted === 0) return { plants: [] };
     // One extra plant tells whether another page follows, in the same round trip.
     const found = await this.store.list(caller.tenant, after, wanted + 1);
-    // One pass, no intermediate copy of the page.
-    const size = Math.min(found.length, wanted);
-    const plants = new Array<Plant>(size);
-    for (let i = 0; i < size; i++) plants[i] = toPlant(found[i]!);
+    const plants = found.slice(0, wanted).map(toPlant);
     return found.length > wanted ? { plants, next: found[wanted - 1]!.id } : { plants };
   }
 

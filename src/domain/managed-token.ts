@@ -1,5 +1,5 @@
 import { isScope, type Scope } from './caller.js';
-import { checkLabel, checkTenant } from './tenant.js';
+import { checkLabel, checkTenant, codePoints } from './tenant.js';
 
 /** A token the service issued, as it is kept: never the token itself, only its SHA-256 digest. */
 export interface ManagedToken {
@@ -49,7 +49,7 @@ export function checkTokenRequest({ tenant, scopes, name = '' }: TokenRequest): 
     return `unknown scope "${unknown}"; use plants:read, plants:write or metrics:read`;
   }
   // A name is shown by `tokens list`: it must not be able to rewrite the terminal or spoof another.
-  if ([...name].length > MAX_TOKEN_NAME_LENGTH) {
+  if (codePoints(name) > MAX_TOKEN_NAME_LENGTH) {
     return `the name must be at most ${MAX_TOKEN_NAME_LENGTH} characters`;
   }
   const badName = checkLabel(name);

@@ -1,6 +1,6 @@
 import { PlantError } from './errors.js';
 import { isPlantId, MAX_PLANT_ID, MIN_PLANT_ID, type PlantId } from './plant-id.js';
-import { hasUnsafeCharacter } from './tenant.js';
+import { codePoints, hasUnsafeCharacter } from './tenant.js';
 
 /** A plant as callers see it: never with its id. */
 export type Plant = { name: string; tag?: string | undefined };
@@ -22,14 +22,9 @@ export const TAG_MAX = 64;
 export const toPlant = (plant: StoredPlant): Plant =>
   plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
 
-const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
-
-const codePointLength = (text: string): number =>
-  text.length - (text.match(SURROGATE_PAIR)?.length ?? 0);
-
 function checkText(field: string, value: unknown, min: number, max: number): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
-  const length = codePointLength(value);
+  const length = codePoints(value);
   if (length < min || length > max) {
     throw invalid(field, `must be ${min} to ${max} characters long (got ${length})`);
   }

@@ -6,13 +6,11 @@ const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
 // \uXXXX per UTF-16 unit (a surrogate pair above U+FFFF): the escape JSON and JavaScript read, so
 // that escaped JSON text stays JSON with the same meaning.
-const escape = (character: string): string => {
-  let escaped = '';
-  for (let i = 0; i < character.length; i++) {
-    escaped += `\\u${character.charCodeAt(i).toString(16).toUpperCase().padStart(4, '0')}`;
-  }
-  return escaped;
-};
+const escape = (character: string): string =>
+  character
+    .split('') // UTF-16 units, not code points
+    .map((unit) => `\\u${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)
+    .join('');
 
 /**
  * The text with every control, format and bidirectional character written as a `\uXXXX` escape:

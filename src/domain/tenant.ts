@@ -8,7 +8,8 @@ export const MAX_TENANT_LENGTH = 256;
 // U+2066-U+2069, U+200E, U+200F, U+061C), which make a text display as another one.
 const UNSAFE_CHARACTER = /[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u;
 
-const codePoints = (text: string): number => [...text].length;
+/** The text's length in code points (an unpaired surrogate counts as one). */
+export const codePoints = (text: string): number => [...text].length;
 
 /**
  * Whether the text holds a character no label, tenant, plant name or tag may hold: a control

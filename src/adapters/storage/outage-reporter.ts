@@ -53,9 +53,14 @@ export class OutageReporter {
 }
 
 /** A reporter for each store, as the storage adapters receive them. */
-export interface OutageReporters {
-  readonly plants: OutageReporter;
-  readonly tokens: OutageReporter;
+export type OutageReporters = Readonly<Record<StorePart, OutageReporter>>;
+
+/** Both stores lost their server (`reason`), or have it back (no reason): they live on one server. */
+export function reportBoth(outages: OutageReporters, where: string, reason?: string): void {
+  for (const reporter of [outages.plants, outages.tokens]) {
+    if (reason === undefined) reporter.recovered(where);
+    else reporter.failed(reason, where);
+  }
 }
 
 export const outageReporters = (logger?: Logger, listener?: OutageListener): OutageReporters => ({

@@ -8,8 +8,14 @@ import {
 import { callOn, forwardMethods } from '../forward-methods.js';
 import type { OpenedStorage } from '../limits/limiter-store.js';
 
-const starting = (): Promise<never> =>
-  Promise.reject(new PlantError('storage-unavailable', 'storage is starting'));
+/** Forwards each of `methods` to the store `current` finds, or answers "starting" while it finds none. */
+const forward = <T>(methods: readonly (keyof T & string)[], current: () => T | undefined): T =>
+  forwardMethods<T>(methods, (method) => (a, b, c) => {
+    const store = current();
+    return store === undefined
+      ? Promise.reject(new PlantError('storage-unavailable', 'storage is starting'))
+      : callOn(store, method, a, b, c);
+  });
 
 /**
  * The storage while its technology opens: its stores answer storage-unavailable until it is open
@@ -32,31 +38,17 @@ export class StartingStorage {
     this.opened = open(this.abort.signal).then((storage) => (this.current = storage));
     // Whoever awaits `opened` handles its failure; the stores keep answering 503.
     this.opened.catch(() => {});
-    this.plants = forwardMethods<PlantStore>(PLANT_STORE_METHODS, (method) => (a, b, c) => {
-      const store = this.current?.plants;
-      return store === undefined ? starting() : callOn(store, method, a, b, c);
+    this.plants = forward(PLANT_STORE_METHODS, () => this.current?.plants);
+    this.tokens = forward(TOKEN_STORE_METHODS, () => this.current?.tokens);
+    const webhooks = forward(WEBHOOK_SUBSCRIPTIONS_METHODS, () => {
+      const { current } = this;
+      if (current !== undefined && current.webhooks === undefined) {
+        throw new PlantError('storage-unavailable', 'this storage keeps no webhook subscriptions');
+      }
+      return current?.webhooks;
     });
-    this.tokens = forwardMethods<TokenStore>(TOKEN_STORE_METHODS, (method) => (a, b, c) => {
-      const store = this.current?.tokens;
-      return store === undefined ? starting() : callOn(store, method, a, b, c);
-    });
-    this.webhooks = forwardMethods<WebhookSubscriptions>(WEBHOOK_SUBSCRIPTIONS_METHODS, (method) =>
-      // The storage closes its subscriptions with itself.
-      method === 'close'
-        ? () => Promise.resolve()
-        : (a, b, c) => {
-            const store = this.subscriptions();
-            return store === undefined ? starting() : callOn(store, method, a, b, c);
-          },
-    );
-  }
-
-  private subscriptions(): WebhookSubscriptions | undefined {
-    const { current } = this;
-    if (current !== undefined && current.webhooks === undefined) {
-      throw new PlantError('storage-unavailable', 'this storage keeps no webhook subscriptions');
-    }
-    return current?.webhooks;
+    // The storage closes its subscriptions with itself.
+    this.webhooks = { ...webhooks, close: () => Promise.resolve() };
   }
 
   async close(): Promise<void> {

@@ -26,11 +26,7 @@ export type StorageOptions = StorageLimits &
     /** `prefix` goes before every Redis key (the store's default when absent). */
     | { kind: 'redis'; url: string; prefix?: string }
     | { kind: 'mongodb'; url: string }
-    /**
-     * The embedded store (LMDB) in `dataDir`; `durability` says when a write is answered: once
-     * flushed to disk (`flush`, the default), or once committed (`commit-only`: a power cut may
-     * lose the last answered writes, a crash of the process does not).
-     */
+    /** The embedded store (LMDB) in `dataDir`; see LmdbDurability. */
     | { kind: 'lmdb'; dataDir: string; durability?: LmdbDurability }
   );
 

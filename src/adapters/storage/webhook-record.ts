@@ -1,7 +1,9 @@
 import type { PendingDelivery } from '../../ports/webhook-outbox.js';
 import {
+  applyPatch,
   isWebhookEventType,
   type DeliveryHealth,
+  type SubscriptionPatch,
   type WebhookSubscription,
 } from '../../domain/webhook.js';
 
@@ -70,6 +72,21 @@ export function fromRecord(record: SubscriptionRecord): WebhookSubscription {
     ...(disabledAt && { disabledAt }),
     health,
   };
+}
+
+const PLACEHOLDER: WebhookSubscription = {
+  ...{ id: '', tenant: '', url: '', secret: '', events: [], enabled: false },
+  createdAt: new Date(0),
+  health: { failures: 0 },
+};
+
+/**
+ * The fields a patch names, as toRecord writes them (undefined: the field goes): a store writes
+ * only these, so that concurrent patches of other fields stay.
+ */
+export function patchEntries(patch: SubscriptionPatch): [string, unknown][] {
+  const record = toRecord(applyPatch(PLACEHOLDER, patch));
+  return Object.keys(patch).map((field) => [field, record[field]]);
 }
 
 export const byCreation = (a: WebhookSubscription, b: WebhookSubscription): number =>

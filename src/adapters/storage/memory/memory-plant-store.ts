@@ -14,6 +14,8 @@ const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBt
 type Tree = InstanceType<typeof BTree<PlantId, StoredPlant>>;
 
 const compareIds = (a: PlantId, b: PlantId): number => (a < b ? -1 : a > b ? 1 : 0);
+/** A tenant's tree; the store keeps it only once it holds a plant. */
+const newTree = (): Tree => new BTree<PlantId, StoredPlant>(undefined, compareIds);
 
 export interface MemoryPlantStoreOptions {
   /** Plants one tenant may hold; 0 for no quota. Default DEFAULT_MAX_PLANTS_PER_TENANT. */
@@ -51,24 +53,19 @@ export class MemoryPlantStore implements PlantStore {
 
   /** A duplicate resolves false before any limit is looked at; the tree's size is O(1). */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    let tree = this.trees.get(tenant);
-    if (tree?.has(plant.id)) return false;
-    if (this.maxPlants > 0 && (tree?.size ?? 0) >= this.maxPlants) {
-      throw plantQuotaReached(this.maxPlants);
-    }
+    const tree = this.trees.get(tenant) ?? newTree();
+    if (tree.has(plant.id)) return false;
+    if (this.maxPlants > 0 && tree.size >= this.maxPlants) throw plantQuotaReached(this.maxPlants);
     if (!this.heap.hasRoom()) throw heapFull();
-    if (tree === undefined) {
-      tree = new BTree<PlantId, StoredPlant>(undefined, compareIds);
-      this.trees.set(tenant, tree);
-    }
     // A private copy, so that the caller's object can change without changing the store.
-    if (!tree.setIfNotPresent(plant.id, { ...plant })) return false;
+    tree.set(plant.id, { ...plant });
+    this.trees.set(tenant, tree);
     if (event !== undefined && this.events !== undefined) {
       try {
         await this.events.record(tenant, event);
       } catch (error) {
         // Both or neither: a plant whose event could not be recorded is taken back.
-        tree.delete(plant.id);
+        await this.delete(tenant, plant.id);
         throw error;
       }
     }
@@ -76,16 +73,11 @@ export class MemoryPlantStore implements PlantStore {
   }
 
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
-    const tree = this.trees.get(tenant);
     const page: StoredPlant[] = [];
+    const tree = this.trees.get(tenant);
     if (tree === undefined || limit <= 0) return page;
-    // perf: one pair array reused for every entry instead of one per plant of the page; one of the
-    // six removals worth 2.5% of a GET's instructions (bench/README.md, "What the hand-made fast
-    // paths save").
-    const pair: (PlantId | StoredPlant)[] = [];
-    for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n, pair)) {
-      page.push(plant);
-      if (page.length === limit) break;
+    for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n)) {
+      if (page.push(plant) === limit) break;
     }
     return page;
   }
@@ -114,7 +106,7 @@ export class MemoryPlantStore implements PlantStore {
     overwrite: boolean,
   ): Promise<ImportOutcome[]> {
     if (!this.heap.hasRoom()) throw heapFull();
-    const tree = this.trees.get(tenant) ?? new BTree<PlantId, StoredPlant>(undefined, compareIds);
+    const tree = this.trees.get(tenant) ?? newTree();
     const outcomes = plants.map((plant): ImportOutcome => {
       const held = tree.get(plant.id);
       if (held !== undefined) {

@@ -1,4 +1,12 @@
-import { MongoError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import {
+  MongoError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  type Collection,
+  type Document,
+  type OptionalUnlessRequiredId,
+} from 'mongodb';
 import { withinDeadline as sharedDeadline } from '../deadline.js';
 
 /** MongoDB's duplicate-key error code (E11000). */
@@ -58,3 +66,28 @@ export function isRefusal(error: unknown): boolean {
 /** Runs one driver call within the store deadline; outages become storage-unavailable, refusals storage-refuses-writes. */
 export const withinDeadline = <T>(operation: () => Promise<T>): Promise<T> =>
   sharedDeadline(operation(), isOutage, isRefusal);
+
+/** Whether the error is a duplicate key: what a unique index answers to a taken id. */
+export const isDuplicate = (error: unknown): boolean =>
+  error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+
+/** Inserts the document within the deadline; resolves false when its key is taken. */
+export const insertNew = <T extends Document>(
+  collection: Collection<T>,
+  document: OptionalUnlessRequiredId<T>,
+): Promise<boolean> =>
+  withinDeadline(() =>
+    collection.insertOne(document).then(
+      () => true,
+      (error: unknown) => {
+        if (isDuplicate(error)) return false;
+        throw error;
+      },
+    ),
+  );
+
+/** A query value checked at run time: an object here could carry a query operator. */
+export function text(value: string, what = 'ids and tenants'): string {
+  if (typeof value !== 'string') throw new TypeError(`${what} must be strings`);
+  return value;
+}

@@ -1,19 +1,18 @@
 import {
   MongoBulkWriteError,
-  MongoServerError,
   type AnyBulkWriteOperation,
   type Collection,
   type MongoClient,
   type ObjectId,
 } from 'mongodb';
 import type { PlantId } from '../../../domain/plant-id.js';
+import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
-import { plantQuotaReached } from '../../../domain/plant-quota.js';
-import type { PlantCounts } from './plant-counts.js';
 import { bulkWriteChunks } from './bulk-write-chunks.js';
+import { DUPLICATE_KEY, insertNew, withinDeadline } from './mongo-errors.js';
+import type { PlantCounts } from './plant-counts.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
 export interface PlantDocument {
@@ -80,45 +79,27 @@ export class MongoPlantStore implements PlantStore {
 
   /** One insertOne: the event's deliveries live in the plant's own document, so both or neither. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const document: PlantDocument = { ...key(tenant, plant.id), name: plant.name };
-    if (plant.tag !== undefined) document.tag = plant.tag;
+    const document = toDocument(tenant, plant);
     const pending = event && (await this.eventEntries?.(tenant, event));
     if (pending !== undefined) {
       document.pending = pending;
-      document.due = new Date(
-        Math.min(...Object.values(pending).map((entry) => entry.due.getTime())),
-      );
+      document.due = new Date(Math.min(...Object.values(pending).map(({ due }) => due.getTime())));
     }
     const counts = this.counts;
-    if (counts === undefined) return this.run(() => this.insertOne(document));
-    if (!(await this.run(() => counts.quota.reserve(tenant)))) {
+    if (counts === undefined) return insertNew(this.plants, document);
+    if (!(await withinDeadline(() => counts.quota.reserve(tenant)))) {
       // A duplicate is a duplicate, full tenant or not, as on every store.
-      const taken = await this.run(() =>
+      const taken = await withinDeadline(() =>
         this.plants.findOne(key(tenant, plant.id), { projection: { _id: 1 } }),
       );
       if (taken !== null) return false;
       throw plantQuotaReached(counts.max);
     }
-    return this.run(async () => {
-      let stored: boolean | undefined;
-      try {
-        stored = await this.insertOne(document);
-        return stored;
-      } finally {
-        // After an outage the insert may have happened: the place is kept (see PlantCounts).
-        if (stored === false) await counts.quota.release(tenant).catch(() => {});
-      }
-    });
-  }
-
-  private async insertOne(document: PlantDocument): Promise<boolean> {
-    try {
-      await this.plants.insertOne(document);
-      return true;
-    } catch (error) {
-      if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-      throw error;
-    }
+    const stored = await insertNew(this.plants, document);
+    // A duplicate gives its place back; after an outage the insert may have happened, so the
+    // place is kept (see PlantCounts).
+    if (!stored) await withinDeadline(() => counts.quota.release(tenant)).catch(() => {});
+    return stored;
   }
 
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
@@ -126,7 +107,7 @@ export class MongoPlantStore implements PlantStore {
     if (!(limit >= 1)) return [];
     const filter =
       after === undefined ? key(tenant) : { ...key(tenant), id: { $gt: exact(after) } };
-    const documents = await this.run(() =>
+    const documents = await withinDeadline(() =>
       this.plants
         .find(filter, { projection: PROJECTION, sort: { id: 1 }, limit, batchSize: limit })
         .toArray(),
@@ -135,7 +116,7 @@ export class MongoPlantStore implements PlantStore {
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const { deletedCount } = await this.run(() => this.plants.deleteOne(key(tenant, id)));
+    const { deletedCount } = await withinDeadline(() => this.plants.deleteOne(key(tenant, id)));
     if (deletedCount !== 1) return false;
     // The plant is gone whatever happens to its count; a count left high is only conservative.
     await this.counts?.quota.release(tenant).catch(() => {});
@@ -148,21 +129,19 @@ export class MongoPlantStore implements PlantStore {
    * MongoDB compares strings by UTF-8 bytes, which is code-point order.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
+    if (after !== undefined && typeof after !== 'string')
+      throw new TypeError('after must be a string');
     const found: string[] = [];
-    let last = after;
-    while (found.length < limit) {
-      if (last !== undefined && typeof last !== 'string')
-        throw new TypeError('after must be a string');
+    for (let last = after; found.length < limit;) {
       const filter = last === undefined ? {} : { tenant: { $gt: last } };
-      const next = await this.run(() =>
+      const next = await withinDeadline(() =>
         this.plants.findOne(filter, {
           projection: { _id: 0, tenant: 1 },
           sort: { tenant: 1, id: 1 },
         }),
       );
       if (next === null) break;
-      found.push(next.tenant);
-      last = next.tenant;
+      found.push((last = next.tenant));
     }
     return found;
   }
@@ -193,34 +172,23 @@ export class MongoPlantStore implements PlantStore {
   ): Promise<ImportOutcome[]> {
     if (plants.length === 0) return [];
     const held = await this.held(tenant, plants);
-    const outcomes: ImportOutcome[] = [];
-    const fresh: number[] = [];
-    for (const [index, plant] of plants.entries()) {
+    const outcomes = plants.map((plant): ImportOutcome => {
       const present = held.get(plant.id)?.plant;
-      if (present === undefined) fresh.push(index);
-      outcomes.push(
-        present === undefined
-          ? 'stored'
-          : samePlant(present, plant)
-            ? 'present'
-            : overwrite
-              ? 'replaced'
-              : 'conflict',
-      );
-    }
+      if (present === undefined) return 'stored';
+      return samePlant(present, plant) ? 'present' : overwrite ? 'replaced' : 'conflict';
+    });
+    const fresh = [...outcomes.keys()].filter((index) => outcomes[index] === 'stored');
     const counts = this.counts;
     const granted =
       counts === undefined || fresh.length === 0
         ? fresh.length
-        : await this.run(() => counts.quota.reserveUpTo(tenant, fresh.length));
+        : await withinDeadline(() => counts.quota.reserveUpTo(tenant, fresh.length));
     for (const index of fresh.slice(granted)) outcomes[index] = 'quota';
     const writes: { index: number; operation: AnyBulkWriteOperation<PlantDocument> }[] = [];
     for (const [index, outcome] of outcomes.entries()) {
       const plant = plants[index]!;
       if (outcome === 'stored') {
-        const document: PlantDocument = { ...key(tenant, plant.id), name: plant.name };
-        if (plant.tag !== undefined) document.tag = plant.tag;
-        writes.push({ index, operation: { insertOne: { document } } });
+        writes.push({ index, operation: { insertOne: { document: toDocument(tenant, plant) } } });
       } else if (outcome === 'replaced') {
         // An update, not a replace: the plant's pending deliveries stay with it.
         const update =
@@ -233,7 +201,6 @@ export class MongoPlantStore implements PlantStore {
         writes.push({ index, operation: { updateOne: { filter, update } } });
       }
     }
-    if (writes.length === 0) return outcomes;
     const raced = await this.bulkWrite(writes.map((write) => write.operation));
     if (raced.length === 0) return outcomes;
     // Inserts another writer beat to the id: their places go back and they are looked at again.
@@ -263,7 +230,7 @@ export class MongoPlantStore implements PlantStore {
       $gte: ids.reduce((a, b) => (a < b ? a : b)),
       $lte: ids.reduce((a, b) => (a > b ? a : b)),
     };
-    const documents = await this.run(() =>
+    const documents = await withinDeadline(() =>
       this.plants
         .find(
           { ...key(tenant), id: range || { $in: ids } },
@@ -280,44 +247,32 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /**
-   * Runs the writes unordered, each bulkWrite within the deadline; resolves the indexes of the
-   * inserts refused as duplicates.
+   * Runs the writes unordered (none when empty), each bulkWrite within the deadline; resolves the
+   * indexes of the inserts refused as duplicates.
    */
   private async bulkWrite(operations: AnyBulkWriteOperation<PlantDocument>[]): Promise<number[]> {
     const raced: number[] = [];
     for (const { start, chunk } of bulkWriteChunks(operations, this.ferretdb)) {
-      const lost = await this.run(() => this.bulkWriteOnce(chunk));
-      raced.push(...lost.map((at) => at + start));
+      await withinDeadline(() => this.plants.bulkWrite(chunk, { ordered: false })).catch(
+        (error: unknown) => {
+          if (!(error instanceof MongoBulkWriteError)) throw error;
+          const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
+          if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) throw error;
+          raced.push(...errors.map((e) => e.index + start));
+        },
+      );
     }
     return raced;
   }
 
-  private async bulkWriteOnce(
-    operations: AnyBulkWriteOperation<PlantDocument>[],
-  ): Promise<number[]> {
-    try {
-      await this.plants.bulkWrite(operations, { ordered: false });
-      return [];
-    } catch (error) {
-      if (!(error instanceof MongoBulkWriteError)) throw error;
-      const errors = Array.isArray(error.writeErrors) ? error.writeErrors : [error.writeErrors];
-      if (errors.length === 0 || errors.some((e) => e.code !== DUPLICATE_KEY)) throw error;
-      return errors.map((e) => e.index);
-    }
-  }
-
   /** A ping, then one small write: a server out of disk or read-only still answers pings. */
   async ping(): Promise<void> {
-    await this.run(() => this.client.db('admin').command({ ping: 1 }));
+    await withinDeadline(() => this.client.db('admin').command({ ping: 1 }));
     const probe = this.probe;
     if (probe === undefined) return;
-    await this.run(() =>
+    await withinDeadline(() =>
       probe.updateOne({ _id: 'readiness' }, { $set: { at: new Date() } }, { upsert: true }),
     );
-  }
-
-  private run<T>(operation: () => Promise<T>): Promise<T> {
-    return withinDeadline(operation);
   }
 }
 
@@ -333,6 +288,12 @@ function key(tenant: string, id?: PlantId): { tenant: string; id?: bigint } {
 function exact(id: PlantId): bigint {
   if (typeof id !== 'bigint') throw new TypeError('id must be a bigint');
   return id;
+}
+
+function toDocument(tenant: string, plant: StoredPlant): PlantDocument {
+  const document: PlantDocument = { ...key(tenant, plant.id), name: plant.name };
+  if (plant.tag !== undefined) document.tag = plant.tag;
+  return document;
 }
 
 function toStoredPlant(document: Partial<PlantDocument>): StoredPlant {

@@ -1,7 +1,7 @@
-import { MongoServerError, type Collection } from 'mongodb';
+import type { Collection } from 'mongodb';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
+import { insertNew, text as checked, withinDeadline } from './mongo-errors.js';
 
 /** A managed token as stored: the token's id is the document's `_id`. */
 export interface TokenDocument extends Omit<ManagedToken, 'id' | 'scopes'> {
@@ -11,28 +11,19 @@ export interface TokenDocument extends Omit<ManagedToken, 'id' | 'scopes'> {
 
 export const TOKEN_COLLECTION = 'tokens';
 
-const text = (value: string): string => {
-  // Checked at run time too: an object here could carry a query operator.
-  if (typeof value !== 'string') throw new TypeError('token ids and tenants must be strings');
-  return value;
-};
+const text = (value: string): string => checked(value, 'token ids and tenants');
 
-function toToken({ _id, ...rest }: TokenDocument): ManagedToken {
-  const token: ManagedToken = {
-    id: _id,
-    name: rest.name,
-    tenant: rest.tenant,
-    scopes: [...rest.scopes],
-    digest: rest.digest,
-    createdAt: rest.createdAt,
-  };
-  return {
-    ...token,
-    ...(rest.expiresAt && { expiresAt: rest.expiresAt }),
-    ...(rest.revokedAt && { revokedAt: rest.revokedAt }),
-    ...(rest.lastUsedAt && { lastUsedAt: rest.lastUsedAt }),
-  };
-}
+const toToken = ({ _id, ...rest }: TokenDocument): ManagedToken => ({
+  id: _id,
+  name: rest.name,
+  tenant: rest.tenant,
+  scopes: [...rest.scopes],
+  digest: rest.digest,
+  createdAt: rest.createdAt,
+  ...(rest.expiresAt && { expiresAt: rest.expiresAt }),
+  ...(rest.revokedAt && { revokedAt: rest.revokedAt }),
+  ...(rest.lastUsedAt && { lastUsedAt: rest.lastUsedAt }),
+});
 
 /** Managed tokens in MongoDB, one document per token, beside the plants of the same database. */
 export class MongoTokenStore implements TokenStore {
@@ -40,15 +31,7 @@ export class MongoTokenStore implements TokenStore {
 
   async create(token: ManagedToken): Promise<boolean> {
     const { id: _id, ...rest } = token;
-    return withinDeadline(async () => {
-      try {
-        await this.tokens.insertOne({ _id: text(_id), ...rest, scopes: [...rest.scopes] });
-        return true;
-      } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-        throw error;
-      }
-    });
+    return insertNew(this.tokens, { _id: text(_id), ...rest, scopes: [...rest.scopes] });
   }
 
   async find(tokenId: string): Promise<ManagedToken | undefined> {

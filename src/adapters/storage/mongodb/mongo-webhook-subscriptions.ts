@@ -1,31 +1,17 @@
-import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
-import {
-  applyPatch,
-  type SubscriptionPatch,
-  type WebhookEventType,
-  type WebhookSubscription,
+import type { Collection, MongoClient } from 'mongodb';
+import type {
+  SubscriptionPatch,
+  WebhookEventType,
+  WebhookSubscription,
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
-import { byCreation, fromRecord, toRecord } from '../webhook-record.js';
-import { DUPLICATE_KEY, withinDeadline } from './mongo-errors.js';
+import { byCreation, fromRecord, patchEntries, toRecord } from '../webhook-record.js';
+import { insertNew, text, withinDeadline } from './mongo-errors.js';
 
 /** A subscription as stored: its record (dates as ISO text), the id as `_id`. */
 type SubscriptionDocument = { _id: string } & Record<string, unknown>;
 
 export const WEBHOOK_COLLECTION = 'webhooks';
-
-const text = (value: string): string => {
-  // Checked at run time too: an object here could carry a query operator.
-  if (typeof value !== 'string') throw new TypeError('ids and tenants must be strings');
-  return value;
-};
-
-// What a patch is applied to when only its own fields are wanted.
-const PLACEHOLDER: WebhookSubscription = {
-  ...{ id: '', tenant: '', url: '', secret: '', events: [], enabled: false },
-  createdAt: new Date(0),
-  health: { failures: 0 },
-};
 
 const toSubscription = ({ _id, ...rest }: SubscriptionDocument): WebhookSubscription =>
   fromRecord({ ...rest, id: _id });
@@ -47,16 +33,9 @@ export class MongoWebhookSubscriptions implements WebhookSubscriptions {
 
   async add(subscription: WebhookSubscription): Promise<boolean> {
     const { id, ...record } = toRecord(subscription);
-    return withinDeadline(async () => {
-      try {
-        await this.webhooks.insertOne({ ...record, _id: text(id as string) });
-        this.cache = undefined;
-        return true;
-      } catch (error) {
-        if (error instanceof MongoServerError && error.code === DUPLICATE_KEY) return false;
-        throw error;
-      }
-    });
+    const added = await insertNew(this.webhooks, { ...record, _id: text(id as string) });
+    if (added) this.cache = undefined;
+    return added;
   }
 
   async find(id: string): Promise<WebhookSubscription | undefined> {
@@ -71,13 +50,11 @@ export class MongoWebhookSubscriptions implements WebhookSubscriptions {
   }
 
   async update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription | undefined> {
-    // Only the fields the patch names are written, so concurrent patches of other fields stay.
-    const record = toRecord(applyPatch(PLACEHOLDER, patch));
     const set: Record<string, unknown> = {};
     const unset: Record<string, ''> = {};
-    for (const field of Object.keys(patch)) {
-      if (record[field] === undefined) unset[field] = '';
-      else set[field] = record[field];
+    for (const [field, value] of patchEntries(patch)) {
+      if (value === undefined) unset[field] = '';
+      else set[field] = value;
     }
     const document = await withinDeadline(() =>
       this.webhooks.findOneAndUpdate(

@@ -1,7 +1,6 @@
 import {
   MongoServerError,
   type Collection,
-  type Db,
   type MongoClient,
   type ServerHeartbeatFailedEvent,
   type TopologyDescriptionChangedEvent,
@@ -10,7 +9,7 @@ import type { Logger } from '../../../ports/logger.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../../../domain/plant-quota.js';
 import { MONGO_LIMITS_COLLECTION, type OpenedStorage } from '../../limits/limiter-store.js';
 import { ConfigError } from '../../config-error.js';
-import type { OutageReporters } from '../outage-reporter.js';
+import { reportBoth, type OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, StorageNotReady, waitForStorage } from '../startup.js';
 import { StorageOpenError } from '../storage-open-error.js';
@@ -82,6 +81,13 @@ export async function openMongoStorage(
   const database = client.db(name);
   const plants = database.collection<PlantDocument>(COLLECTION);
   const ferretdb = await isFerretDb(client);
+  const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
+  // No counts when the quota is off, nor on FerretDB: its v1 applies updates without atomicity, so
+  // a count there would not hold the quota, and its contended write per create slows every create.
+  const counts =
+    max === 0 || ferretdb
+      ? undefined
+      : { quota: new PlantCounts(database.collection<CountDocument>(COUNT_COLLECTION), max), max };
   const subscriptions = new MongoWebhookSubscriptions(
     undefined,
     database.collection<{ _id: string }>(WEBHOOK_COLLECTION),
@@ -92,7 +98,7 @@ export async function openMongoStorage(
     plants: new MongoPlantStore(
       client,
       plants,
-      plantCounts(database, config, ferretdb),
+      counts,
       database.collection<ProbeDocument>(PROBE_COLLECTION),
       MongoWebhookOutbox.entries(subscriptions),
       ferretdb,
@@ -113,15 +119,9 @@ export async function openMongoStorage(
  */
 function watchTopology(client: MongoClient, where: string, outages: OutageReporters): void {
   client.on('topologyDescriptionChanged', ({ newDescription }: TopologyDescriptionChangedEvent) => {
-    if (newDescription.hasKnownServers) {
-      outages.plants.recovered(where);
-      outages.tokens.recovered(where);
-      return;
-    }
+    if (newDescription.hasKnownServers) return reportBoth(outages, where);
     const error = [...newDescription.servers.values()].find((server) => server.error)?.error;
-    const reason = networkReason(error?.message ?? '') ?? 'unreachable';
-    outages.plants.failed(reason, where);
-    outages.tokens.failed(reason, where);
+    reportBoth(outages, where, networkReason(error?.message ?? '') ?? 'unreachable');
   });
 }
 
@@ -149,28 +149,22 @@ async function prepare(client: MongoClient, name: string, logger?: Logger): Prom
     // The outbox polls plants by `due`; subscriptions are listed by tenant.
     await database.collection(COLLECTION).createIndex({ due: 1 }, { name: DUE_INDEX });
     await database.collection(WEBHOOK_COLLECTION).createIndex({ tenant: 1 }, { name: 'tenant_1' });
-    await ensureLimitIndexes(database);
+    // The indexes RateLimiterMongo would make itself (and only log when it cannot): one count per
+    // key, so that concurrent first counts meet on a duplicate (the library retries), and expiry of
+    // ended windows. FerretDB v1 refuses TTL indexes: there the library replaces an ended window's
+    // document in place, so a key keeps one document (docs/storage-mongodb.md).
+    const limits = database.collection(MONGO_LIMITS_COLLECTION);
+    await limits.createIndex({ key: 1 }, { unique: true, name: 'key_1' });
+    await limits
+      .createIndex({ expire: -1 }, { expireAfterSeconds: 0, name: 'expire_-1' })
+      .catch((error: unknown) => {
+        if (!(error instanceof MongoServerError && error.code === NOT_IMPLEMENTED)) throw error;
+      });
   } finally {
     clearTimeout(notice);
   }
 }
 
-/**
- * The indexes rate-limiter-flexible's RateLimiterMongo would make itself (and only log when it
- * cannot): one count per key, which makes concurrent first counts of a key meet on a duplicate
- * (the library then retries), and expiry of ended windows. FerretDB v1 refuses TTL indexes
- * (NotImplemented): there the library replaces an ended window's document in place, so a key keeps
- * one document (docs/storage-mongodb.md).
- */
-async function ensureLimitIndexes(database: Db): Promise<void> {
-  const limits = database.collection(MONGO_LIMITS_COLLECTION);
-  await limits.createIndex({ key: 1 }, { unique: true, name: 'key_1' });
-  await limits
-    .createIndex({ expire: -1 }, { expireAfterSeconds: 0, name: 'expire_-1' })
-    .catch((error: unknown) => {
-      if (!(error instanceof MongoServerError && error.code === NOT_IMPLEMENTED)) throw error;
-    });
-}
 const NOT_IMPLEMENTED = 238;
 
 /** Whether the server is FerretDB, which names itself in buildInfo. */
@@ -180,21 +174,6 @@ async function isFerretDb(client: MongoClient): Promise<boolean> {
     .command({ buildInfo: 1 })
     .catch(() => ({}));
   return (info as { ferretdbVersion?: unknown }).ferretdbVersion !== undefined;
-}
-
-/** The quota's counts (docs/storage-mongodb.md), or none when the quota is off or cannot hold. */
-function plantCounts(
-  database: Db,
-  config: { maxPlantsPerTenant?: number },
-  ferretdb: boolean,
-): { quota: PlantCounts; max: number } | undefined {
-  const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
-  if (max === 0) return undefined;
-  // FerretDB's v1 applies updates without atomicity, so a count there would not hold the quota,
-  // and its contended write per create slows every create.
-  if (ferretdb) return undefined;
-  const counts = database.collection<CountDocument>(COUNT_COLLECTION);
-  return { quota: new PlantCounts(counts, max), max };
 }
 
 const NON_UNIQUE = new Error(
@@ -207,22 +186,12 @@ async function ensurePlantIndex(plants: Collection<PlantDocument>): Promise<void
   // FerretDB v1 answers ok to createIndex when a non-unique index of that name exists; MongoDB
   // refuses (code 85/86). Checking the result keeps both from accepting duplicates.
   const indexes = await plants.listIndexes().toArray();
-  if (!indexes.some(isUniqueTenantIdIndex)) throw NON_UNIQUE;
-}
-
-function isUniqueTenantIdIndex(index: {
-  key?: Record<string, unknown>;
-  unique?: unknown;
-}): boolean {
-  const fields = Object.entries(index.key ?? {});
-  return (
-    index.unique === true &&
-    fields.length === 2 &&
-    fields[0]?.[0] === 'tenant' &&
-    Number(fields[0][1]) === 1 &&
-    fields[1]?.[0] === 'id' &&
-    Number(fields[1][1]) === 1
-  );
+  const uniqueTenantId = ({ key = {}, unique }: { key?: object; unique?: unknown }): boolean =>
+    unique === true &&
+    Object.entries(key)
+      .map(([field, order]) => `${field}:${Number(order)}`)
+      .join() === 'tenant:1,id:1';
+  if (!indexes.some(uniqueTenantId)) throw NON_UNIQUE;
 }
 
 // Server codes of a start-up that may succeed later: an index build of the same index runs.
@@ -244,13 +213,10 @@ function classify(error: unknown, where: string): Error {
     return new StorageOpenError(where, 'MONGODB_URL', NON_UNIQUE.message, { cause: error });
   }
   if (typeof code === 'number' && INDEX_BUILD_CODES.has(code)) {
-    return new StorageNotReady('an index build is in progress', {
-      cause: error,
-    });
+    return new StorageNotReady('an index build is in progress', { cause: error });
   }
   if (isOutage(error)) {
-    const reason = networkReason(message) ?? 'unreachable';
-    return new StorageNotReady(reason, { cause: error });
+    return new StorageNotReady(networkReason(message) ?? 'unreachable', { cause: error });
   }
   return new StorageOpenError(where, 'MONGODB_URL', `cannot be used: ${message}`, { cause: error });
 }

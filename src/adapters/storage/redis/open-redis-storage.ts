@@ -1,12 +1,12 @@
 import type { OpenedStorage } from '../../limits/limiter-store.js';
-import { withinDeadline } from '../deadline.js';
-import type { OutageReporters } from '../outage-reporter.js';
+import { reportBoth, type OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, remaining, StorageNotReady, waitForStorage } from '../startup.js';
 import { StorageOpenError } from '../storage-open-error.js';
 import {
   createRedisClient,
   isUnavailableError,
+  redisCall,
   untilReady,
   type RedisClient,
 } from './redis-client.js';
@@ -62,7 +62,12 @@ export async function openRedisStorage(
       outbox: new RedisWebhookOutbox(client, prefix),
       // The limits count on this client too, under the same prefix.
       limiterStore: { kind: 'redis', client, prefix },
-      close: () => quit(client),
+      // QUIT, or drop the socket (and stop reconnecting) when Redis is gone already.
+      close: () =>
+        redisCall(client.quit()).then(
+          () => {},
+          () => client.disconnect(),
+        ),
     };
   } catch (error) {
     client.disconnect();
@@ -90,16 +95,6 @@ function classify(error: Error, where: string): Error {
   return new StorageOpenError(where, 'REDIS_URL', problem, { cause: error });
 }
 
-/** QUIT, or drops the connection when Redis does not answer. */
-async function quit(client: RedisClient): Promise<void> {
-  try {
-    await withinDeadline(client.quit(), isUnavailableError);
-  } catch {
-    // Redis is gone already; drop the socket and stop reconnecting.
-    client.disconnect();
-  }
-}
-
 /**
  * Reports losing and regaining Redis (both stores live there) the moment the connection does,
  * instead of ioredis's unhandled error events. Errors before the first connection are left to
@@ -113,14 +108,9 @@ function watchConnection(client: RedisClient, where: string, outages?: OutageRep
     return;
   }
   let up = false;
-  client.on('error', (error: Error) => {
-    if (!up) return;
-    outages.plants.failed(error.message, where);
-    outages.tokens.failed(error.message, where);
-  });
+  client.on('error', (error: Error) => up && reportBoth(outages, where, error.message));
   client.on('ready', () => {
     up = true;
-    outages.plants.recovered(where);
-    outages.tokens.recovered(where);
+    reportBoth(outages, where);
   });
 }

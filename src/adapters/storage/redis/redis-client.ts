@@ -1,4 +1,5 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { withinDeadline } from '../deadline.js';
 import type { RedisTarget } from './redis-url.js';
 
 export type RedisClient = Redis | Cluster;
@@ -91,6 +92,15 @@ const REFUSAL_MESSAGE = /^(?:OOM|MISCONF|NOREPLICAS) /;
 export function isRefusalError(error: unknown): boolean {
   return error instanceof Error && REFUSAL_MESSAGE.test(error.message);
 }
+
+/**
+ * One command under the store deadline: "Redis cannot be reached" becomes storage-unavailable
+ * (and, with `refusals`, "Redis takes no writes" storage-refuses-writes). The wait is capped
+ * here: a command waiting in an auto-pipeline behind one that hangs is not timed by the client
+ * until its own pipeline is written, and a Cluster may retry, redirect and refresh slots first.
+ */
+export const redisCall = <T>(command: Promise<T>, refusals = false): Promise<T> =>
+  withinDeadline(command, isUnavailableError, refusals ? isRefusalError : undefined);
 
 /**
  * Resolves once the client is ready. Rejects with the last connection error when it is not ready

@@ -1,5 +1,6 @@
 import type { PlantId } from '../../../domain/plant-id.js';
 import type { StoredPlant } from '../../../domain/plant.js';
+import { tenantTag } from './redis-webhook-keys.js';
 
 const SIGN_BIT = 2n ** 63n;
 const HEX_ID = /^[0-9a-f]{16}$/;
@@ -17,8 +18,9 @@ export const encodeId = (id: PlantId): string => (id + SIGN_BIT).toString(16).pa
 const HALF = 2 ** 31;
 
 /**
- * The inverse of encodeId. Two 32-bit halves through parseInt make one small BigInt operation
- * instead of parsing 16 hex digits as a BigInt (twice as fast; decoding a page decodes 21 ids).
+ * The inverse of encodeId. perf: two 32-bit halves through parseInt instead of one BigInt parse of
+ * 16 hex digits, and `fields` below slicing what it can, decode a page of 21 members in 19-23
+ * against 29-36 µs (tsx, 2 shared cores): about a tenth of a GET on Redis (~87 µs of CPU).
  */
 export const decodeId = (hex: string): PlantId =>
   (BigInt(parseInt(hex.slice(0, 8), 16) - HALF) << 32n) + BigInt(parseInt(hex.slice(8), 16));
@@ -43,8 +45,8 @@ function parsedFields(json: string): { name: string; tag: string | undefined } {
 }
 
 /**
- * The name and tag of a member. What encodeMember writes for text without a quote, backslash or
- * control character (JSON.stringify escapes all of them with a backslash) is read by slicing.
+ * The name and tag of a member. perf (see decodeId): what encodeMember writes for text without a
+ * quote, backslash or control character (JSON.stringify escapes each with a backslash) is sliced.
  */
 function fields(member: string): { name: string; tag: string | undefined } {
   const start = ID_END + 1 + NAME.length;
@@ -80,10 +82,6 @@ export const idRange = (id: PlantId): [string, string] => {
 export const afterBound = (after: PlantId | undefined): string =>
   after === undefined ? '-' : `(${encodeId(after)};`;
 
-/**
- * The key of a tenant's plants. The tenant is base64url-encoded inside the hash tag, so that no
- * tenant name ({, }, :, *) can end the tag early or collide with another; every key of a tenant
- * shares the tag, so its scripts touch one cluster slot.
- */
+/** The key of a tenant's plants, in the tenant's slot (see tenantTag). */
 export const plantsKey = (prefix: string, tenant: string): string =>
-  `${prefix}{${Buffer.from(tenant, 'utf8').toString('base64url')}}:plants`;
+  `${tenantTag(prefix, tenant)}:plants`;

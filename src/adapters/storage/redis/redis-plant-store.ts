@@ -1,14 +1,12 @@
 import type { Result } from 'ioredis';
+import { newEventId } from '../../../application/webhook-ids.js';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
 import type { StoredPlant } from '../../../domain/plant.js';
-import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
-import { newEventId } from '../../../application/webhook-ids.js';
-import { webhookKeys } from './redis-webhook-keys.js';
-import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { compareTenants } from '../../../domain/tenant.js';
-import { isRefusalError, isUnavailableError, type RedisClient } from './redis-client.js';
-import { withinDeadline } from '../deadline.js';
+import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
+import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
+import { redisCall, type RedisClient } from './redis-client.js';
 import {
   afterBound,
   decodeMember,
@@ -17,6 +15,7 @@ import {
   idRange,
   plantsKey,
 } from './redis-plant-codec.js';
+import { webhookKeys } from './redis-webhook-keys.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -25,18 +24,7 @@ declare module 'ioredis' {
      * most plants (0: no quota), event id ('' for none), now (ms), body. 1 when stored, 0 when the
      * id is taken, -1 when the tenant holds its quota.
      */
-    plantInsert(
-      plants: string,
-      targets: string,
-      outbox: string,
-      deliveries: string,
-      id: string,
-      member: string,
-      max: string,
-      eventId: string,
-      now: string,
-      body: string,
-    ): Result<number, Context>;
+    plantInsert(...keysThenArgs: string[]): Result<number, Context>;
     /**
      * KEYS: the tenant's plants; ARGV: most plants (0: no quota), '1' to overwrite, then encoded id
      * and member of each plant. One code per plant: IMPORT_OUTCOMES' index.
@@ -103,15 +91,8 @@ const IMPORT_OUTCOMES: readonly ImportOutcome[] = [
   'quota',
 ];
 
-/** Keys SCAN reads per call: a pass reads the whole prefix, so fewer round trips count. */
-const SCAN_COUNT = '1000';
-
 /** The tenants one SCAN pass read, sorted, and how many of them were paged out already. */
-interface Walk {
-  tenants: string[];
-  next: number;
-  timer?: NodeJS.Timeout;
-}
+type Walk = { tenants: string[]; next: number; timer?: NodeJS.Timeout };
 /** Walks kept at once (exports paging at the same time), and how long one waits for its next page. */
 const MAX_WALKS = 8;
 const WALK_IDLE_MS = 60_000;
@@ -128,13 +109,6 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/** The prefix as a SCAN pattern matching itself alone. */
-const globEscaped = (text: string): string => text.replace(/[*?[\]\\]/g, '\\$&');
-
-function checkPrefix(prefix: string): void {
-  if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
-}
-
 /**
  * Plants in Redis: one sorted set per tenant, all scores 0, each member `<encoded id>:<JSON>` (see
  * redis-plant-codec.ts). The member is both the index entry and the plant, so neither can exist
@@ -149,7 +123,7 @@ export class RedisPlantStore implements PlantStore {
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
     private readonly maxPlants: number = DEFAULT_MAX_PLANTS_PER_TENANT,
   ) {
-    checkPrefix(prefix);
+    if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
     client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 4 });
     client.defineCommand('plantImport', { lua: IMPORT_LUA, numberOfKeys: 1 });
     client.defineCommand('plantWritable', { lua: WRITABLE_LUA, numberOfKeys: 0 });
@@ -162,7 +136,7 @@ export class RedisPlantStore implements PlantStore {
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const member = encodeMember(plant);
     const keys = webhookKeys(this.prefix, tenant);
-    const stored = await this.bounded(
+    const stored = await redisCall(
       this.client.plantInsert(
         this.key(tenant),
         keys.targets('plant.created'),
@@ -175,6 +149,7 @@ export class RedisPlantStore implements PlantStore {
         String(Date.now()),
         event === undefined ? '' : eventBody(event),
       ),
+      true,
     );
     if (stored === -1) throw plantQuotaReached(this.maxPlants);
     return stored === 1;
@@ -183,8 +158,9 @@ export class RedisPlantStore implements PlantStore {
   /** One ZRANGE BYLEX from just above `after`, at most `limit` members. */
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
     if (limit <= 0) return [];
-    const members = await this.bounded(
+    const members = await redisCall(
       this.client.zrange(this.key(tenant), afterBound(after), '+', 'BYLEX', 'LIMIT', 0, limit),
+      true,
     );
     return members.map(decodeMember);
   }
@@ -192,7 +168,7 @@ export class RedisPlantStore implements PlantStore {
   /** One ZREMRANGEBYLEX over exactly the id's members. */
   async delete(tenant: string, id: PlantId): Promise<boolean> {
     const [min, max] = idRange(id);
-    return (await this.bounded(this.client.zremrangebylex(this.key(tenant), min, max))) > 0;
+    return (await redisCall(this.client.zremrangebylex(this.key(tenant), min, max), true)) > 0;
   }
 
   /**
@@ -216,15 +192,18 @@ export class RedisPlantStore implements PlantStore {
 
   /** Every tenant above `after` holding plants, in code-point order: one SCAN pass. */
   private async scanTenants(after: string | undefined): Promise<string[]> {
-    const match = `${globEscaped(this.prefix)}{*}:plants`;
+    // The prefix escaped, so that the pattern matches it alone.
+    const match = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}{*}:plants`;
     const start = this.prefix.length + 1;
     const found: string[] = [];
     const nodes = 'nodes' in this.client ? this.client.nodes('master') : [this.client];
     for (const node of nodes) {
       let cursor = '0';
       do {
-        const [next, keys] = await this.bounded(
-          node.scan(cursor, 'MATCH', match, 'COUNT', SCAN_COUNT),
+        // A pass reads the whole prefix: large counts make fewer round trips.
+        const [next, keys] = await redisCall(
+          node.scan(cursor, 'MATCH', match, 'COUNT', 1000),
+          true,
         );
         cursor = next;
         for (const key of keys) {
@@ -259,7 +238,7 @@ export class RedisPlantStore implements PlantStore {
     if (plants.length === 0) return [];
     const args = [String(this.maxPlants), overwrite ? '1' : '0'];
     for (const plant of plants) args.push(encodeId(plant.id), encodeMember(plant));
-    const codes = await this.bounded(this.client.plantImport(this.key(tenant), ...args));
+    const codes = await redisCall(this.client.plantImport(this.key(tenant), ...args), true);
     return codes.map((code) => IMPORT_OUTCOMES[code]!);
   }
 
@@ -269,25 +248,15 @@ export class RedisPlantStore implements PlantStore {
    */
   async ping(): Promise<void> {
     try {
-      await this.bounded(this.client.plantWritable());
+      await redisCall(this.client.plantWritable(), true);
     } catch (error) {
       if (!(error instanceof Error) || !/compiling script/.test(error.message)) throw error;
-      await this.bounded(this.client.ping());
+      await redisCall(this.client.ping(), true);
     }
   }
 
   private key(tenant: string): string {
     if (LONE_SURROGATE.test(tenant)) throw new Error('a tenant name must be well-formed Unicode');
     return plantsKey(this.prefix, tenant);
-  }
-
-  /**
-   * Translates "Redis cannot be reached" into storage-unavailable, "Redis takes no writes" into
-   * storage-refuses-writes, and caps the wait: a command waiting in an auto-pipeline behind one
-   * that hangs is not timed by the client until its own pipeline is written, and a Cluster may
-   * retry, redirect and refresh slots first.
-   */
-  private bounded<T>(command: Promise<T>): Promise<T> {
-    return withinDeadline(command, isUnavailableError, isRefusalError);
   }
 }

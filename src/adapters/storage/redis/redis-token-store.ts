@@ -2,8 +2,7 @@ import type { Result } from 'ioredis';
 import { isScope } from '../../../domain/caller.js';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import { isUnavailableError, type RedisClient } from './redis-client.js';
-import { withinDeadline } from '../deadline.js';
+import { redisCall, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 
 declare module 'ioredis' {
@@ -38,20 +37,16 @@ const date = (text: string | undefined): Date | undefined =>
 
 function fromHash(id: string, hash: Record<string, string>): ManagedToken | undefined {
   if (hash.digest === undefined) return undefined;
-  const scopes = (JSON.parse(hash.scopes ?? '[]') as unknown[]).filter(isScope);
-  const token: ManagedToken = {
-    id,
-    name: hash.name ?? '',
-    tenant: hash.tenant ?? '',
-    scopes,
-    digest: hash.digest,
-    createdAt: date(hash.createdAt)!,
-  };
   const [expiresAt, revokedAt, lastUsedAt] = [hash.expiresAt, hash.revokedAt, hash.lastUsedAt].map(
     date,
   );
   return {
-    ...token,
+    id,
+    name: hash.name ?? '',
+    tenant: hash.tenant ?? '',
+    scopes: (JSON.parse(hash.scopes ?? '[]') as unknown[]).filter(isScope),
+    digest: hash.digest,
+    createdAt: date(hash.createdAt)!,
     ...(expiresAt && { expiresAt }),
     ...(revokedAt && { revokedAt }),
     ...(lastUsedAt && { lastUsedAt }),
@@ -83,18 +78,18 @@ export class RedisTokenStore implements TokenStore {
       ['createdAt', ms(token.createdAt)],
       ...(token.expiresAt ? [['expiresAt', ms(token.expiresAt)]] : []),
     ].flat() as string[];
-    const stored = await this.bounded(this.client.tokenCreate(this.key(token.id), ...fields));
+    const stored = await redisCall(this.client.tokenCreate(this.key(token.id), ...fields));
     if (stored !== 1) return false;
-    await this.bounded(this.client.zadd(this.index, ms(token.createdAt), token.id));
+    await redisCall(this.client.zadd(`${this.prefix}tokens`, ms(token.createdAt), token.id));
     return true;
   }
 
   async find(id: string): Promise<ManagedToken | undefined> {
-    return fromHash(id, await this.bounded(this.client.hgetall(this.key(id))));
+    return fromHash(id, await redisCall(this.client.hgetall(this.key(id))));
   }
 
   async list(tenant?: string): Promise<TokenSummary[]> {
-    const ids = await this.bounded(this.client.zrange(this.index, '0', '-1'));
+    const ids = await redisCall(this.client.zrange(`${this.prefix}tokens`, '0', '-1'));
     // One HGETALL each: on a cluster the hashes live in different slots, so no pipeline.
     const tokens = await Promise.all(ids.map((id) => this.find(id)));
     return tokens
@@ -104,30 +99,21 @@ export class RedisTokenStore implements TokenStore {
   }
 
   async revoke(id: string, at: Date): Promise<boolean> {
-    return (await this.bounded(this.client.tokenRevoke(this.key(id), ms(at)))) === 1;
+    return (await redisCall(this.client.tokenRevoke(this.key(id), ms(at)))) === 1;
   }
 
   /** A read, as lookups are: a Redis that refuses writes (MISCONF refuses even PING) still serves tokens. */
   async ping(): Promise<void> {
-    await this.bounded(this.client.exists(`${this.prefix}token:{0}`));
+    await redisCall(this.client.exists(`${this.prefix}token:{0}`));
   }
 
   async markUsed(id: string, at: Date): Promise<void> {
-    await this.bounded(this.client.tokenMarkUsed(this.key(id), ms(at)));
-  }
-
-  private get index(): string {
-    return `${this.prefix}tokens`;
+    await redisCall(this.client.tokenMarkUsed(this.key(id), ms(at)));
   }
 
   private key(id: string): string {
     // Ids are hex from mintToken; anything else could move the hash tag.
     if (!/^[0-9a-f]{1,64}$/.test(id)) throw new Error('a token id must be hex digits');
     return `${this.prefix}token:{${id}}`;
-  }
-
-  /** Redis unreachable means storage-unavailable; the wait is capped whatever the client does. */
-  private bounded<T>(command: Promise<T>): Promise<T> {
-    return withinDeadline(command, isUnavailableError);
   }
 }

@@ -1,61 +1,37 @@
 import type { Result } from 'ioredis';
 import {
-  applyPatch,
   wants,
   type SubscriptionPatch,
   type WebhookSubscription,
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
-import { withinDeadline } from '../deadline.js';
-import { byCreation, fromRecord, toRecord } from '../webhook-record.js';
-import { isUnavailableError, type RedisClient } from './redis-client.js';
+import { byCreation, fromRecord, patchEntries, toRecord } from '../webhook-record.js';
+import { redisCall, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 import { webhookIndexKey, webhookKeys, webhookTenantsKey } from './redis-webhook-keys.js';
 
-// What a patch is applied to when only its own fields are wanted.
-const PLACEHOLDER: WebhookSubscription = {
-  id: '',
-  tenant: '',
-  url: '',
-  secret: '',
-  events: [],
-  enabled: false,
-  createdAt: new Date(0),
-  health: { failures: 0 },
-};
+const parse = (json: string): WebhookSubscription =>
+  fromRecord(JSON.parse(json) as Record<string, unknown>);
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /**
      * KEYS: the tenant's subscriptions, its plant.created targets; ARGV: id, JSON, '1' when it wants
-     * plant.created now, 'new' or 'update'. 1 when written, 0 when new and taken or updated and gone.
+     * plant.created now. 1 when written, 0 when the id is taken.
      */
-    webhookPut(
-      subscriptions: string,
-      targets: string,
-      id: string,
-      json: string,
-      wanted: string,
-      mode: string,
-    ): Result<number, Context>;
+    webhookAdd(...keysThenArgs: string[]): Result<number, Context>;
     /** KEYS: subscriptions, plant.created targets; ARGV: id, patch JSON. The merged JSON, or nil when gone. */
-    webhookPatch(
-      subscriptions: string,
-      targets: string,
-      id: string,
-      patch: string,
-    ): Result<string | null, Context>;
+    webhookPatch(...keysThenArgs: string[]): Result<string | null, Context>;
     /** KEYS: the tenant's subscriptions, its plant.created targets; ARGV: id. 1 when removed. */
-    webhookRemove(subscriptions: string, targets: string, id: string): Result<number, Context>;
+    webhookRemove(...keysThenArgs: string[]): Result<number, Context>;
   }
 }
 
 // The subscription and its place among the insert script's targets change together (one slot).
-const PUT_LUA = `
-local exists = redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1
-if (ARGV[4] == 'new') == exists then return 0 end
+const ADD_LUA = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-if ARGV[3] == '1' then redis.call('SADD', KEYS[2], ARGV[1]) else redis.call('SREM', KEYS[2], ARGV[1]) end
+if ARGV[3] == '1' then redis.call('SADD', KEYS[2], ARGV[1]) end
 return 1`;
 // Merged in the script, so that a health update of the dispatcher never undoes a rotation or a
 // disable that happened since it read the subscription.
@@ -91,7 +67,7 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
     private readonly owned = false,
   ) {
-    client.defineCommand('webhookPut', { lua: PUT_LUA, numberOfKeys: 2 });
+    client.defineCommand('webhookAdd', { lua: ADD_LUA, numberOfKeys: 2 });
     client.defineCommand('webhookPatch', { lua: PATCH_LUA, numberOfKeys: 2 });
     client.defineCommand('webhookRemove', { lua: REMOVE_LUA, numberOfKeys: 2 });
   }
@@ -99,50 +75,53 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
   async add(subscription: WebhookSubscription): Promise<boolean> {
     const index = webhookIndexKey(this.prefix);
     // Indexed first: a crash after it leaves an index entry without subscription, which find ignores.
-    if (
-      (await this.bounded(this.client.hsetnx(index, subscription.id, subscription.tenant))) !== 1
-    ) {
-      return false;
-    }
-    await this.bounded(this.client.sadd(webhookTenantsKey(this.prefix), subscription.tenant));
-    return this.put(subscription, 'new');
+    const { id, tenant } = subscription;
+    if ((await redisCall(this.client.hsetnx(index, id, tenant))) !== 1) return false;
+    await redisCall(this.client.sadd(webhookTenantsKey(this.prefix), tenant));
+    const keys = webhookKeys(this.prefix, tenant);
+    const written = await redisCall(
+      this.client.webhookAdd(
+        keys.subscriptions,
+        keys.targets('plant.created'),
+        id,
+        JSON.stringify(toRecord(subscription)),
+        wants(subscription, 'plant.created') ? '1' : '0',
+      ),
+    );
+    return written === 1;
   }
 
   async find(id: string): Promise<WebhookSubscription | undefined> {
-    const tenant = await this.bounded(this.client.hget(webhookIndexKey(this.prefix), id));
+    const tenant = await redisCall(this.client.hget(webhookIndexKey(this.prefix), id));
     if (tenant === null) return undefined;
-    const json = await this.bounded(
+    const json = await redisCall(
       this.client.hget(webhookKeys(this.prefix, tenant).subscriptions, id),
     );
-    return json === null ? undefined : fromRecord(JSON.parse(json) as Record<string, unknown>);
+    return json === null ? undefined : parse(json);
   }
 
   async list(tenant?: string): Promise<WebhookSubscription[]> {
     const tenants =
       tenant === undefined
-        ? [...new Set(await this.bounded(this.client.hvals(webhookIndexKey(this.prefix))))]
+        ? [...new Set(await redisCall(this.client.hvals(webhookIndexKey(this.prefix))))]
         : [tenant];
     const all = await Promise.all(
       tenants.map((name) =>
-        this.bounded(this.client.hvals(webhookKeys(this.prefix, name).subscriptions)),
+        redisCall(this.client.hvals(webhookKeys(this.prefix, name).subscriptions)),
       ),
     );
-    return all
-      .flat()
-      .map((json) => fromRecord(JSON.parse(json) as Record<string, unknown>))
-      .sort(byCreation);
+    return all.flat().map(parse).sort(byCreation);
   }
 
   async update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription | undefined> {
-    const tenant = await this.bounded(this.client.hget(webhookIndexKey(this.prefix), id));
+    const tenant = await redisCall(this.client.hget(webhookIndexKey(this.prefix), id));
     if (tenant === null) return undefined;
     const keys = webhookKeys(this.prefix, tenant);
-    // Only the fields the patch names, written as toRecord writes them.
-    const record = toRecord(applyPatch(PLACEHOLDER, patch));
+    // JSON null: the field goes.
     const fields = Object.fromEntries(
-      Object.keys(patch).map((field) => [field, record[field] ?? null]),
+      patchEntries(patch).map(([field, value]) => [field, value ?? null]),
     );
-    const json = await this.bounded(
+    const json = await redisCall(
       this.client.webhookPatch(
         keys.subscriptions,
         keys.targets('plant.created'),
@@ -150,46 +129,27 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
         JSON.stringify(fields),
       ),
     );
-    return json === null ? undefined : fromRecord(JSON.parse(json) as Record<string, unknown>);
+    return json === null ? undefined : parse(json);
   }
 
   async remove(id: string): Promise<boolean> {
     const index = webhookIndexKey(this.prefix);
-    const tenant = await this.bounded(this.client.hget(index, id));
+    const tenant = await redisCall(this.client.hget(index, id));
     if (tenant === null) return false;
     const keys = webhookKeys(this.prefix, tenant);
-    const removed = await this.bounded(
+    const removed = await redisCall(
       this.client.webhookRemove(keys.subscriptions, keys.targets('plant.created'), id),
     );
-    await this.bounded(this.client.hdel(index, id));
+    await redisCall(this.client.hdel(index, id));
     return removed === 1;
   }
 
   async close(): Promise<void> {
     if (!this.owned) return;
     try {
-      await this.bounded(this.client.quit());
+      await redisCall(this.client.quit());
     } catch {
       this.client.disconnect();
     }
-  }
-
-  private async put(subscription: WebhookSubscription, mode: 'new'): Promise<boolean> {
-    const keys = webhookKeys(this.prefix, subscription.tenant);
-    const written = await this.bounded(
-      this.client.webhookPut(
-        keys.subscriptions,
-        keys.targets('plant.created'),
-        subscription.id,
-        JSON.stringify(toRecord(subscription)),
-        wants(subscription, 'plant.created') ? '1' : '0',
-        mode,
-      ),
-    );
-    return written === 1;
-  }
-
-  private bounded<T>(command: Promise<T>): Promise<T> {
-    return withinDeadline(command, isUnavailableError);
   }
 }
