@@ -1,13 +1,15 @@
 import { Container } from 'inversify';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../ports/logger.js';
-import type { PlantStore } from '../ports/plant-store.js';
 import type { Storage } from '../ports/storage.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
+import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
+import { TokenAdministrator } from '../application/token-administrator.js';
+import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import { TYPES } from './identifiers.js';
-import { applicationModule, baseModule } from './service-modules.js';
-import { storageModule } from './storage-module.js';
+import { baseModule } from './service-modules.js';
+import { OWN_PARTS, storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
 /** How long a command waits for a store that is not up: an operator wants a quick answer. */
@@ -28,7 +30,7 @@ export interface OpenAdministration<A> {
 
 /**
  * The container of the CLI's `tokens` and `webhooks` commands: the modules `serve` loads (the same
- * bindings of storage, stores, decorators and use cases), less HTTP and delivery, with no metrics
+ * bindings of storage, stores and their decorators), less HTTP, auth and delivery, with no metrics
  * and a quiet logger. `configure` may rebind identifiers first, as for `buildContainer`.
  */
 export function buildAdministrationContainer(
@@ -40,8 +42,7 @@ export function buildAdministrationContainer(
   container.load(
     baseModule(commandConfig),
     telemetryModule(commandConfig),
-    storageModule(commandConfig, notice),
-    applicationModule(commandConfig),
+    storageModule(commandConfig, { notice }),
   );
   container.rebind(TYPES.Logger).toConstantValue(quiet);
   configure?.(container);
@@ -53,7 +54,7 @@ async function resolveOpen<A>(
   container: Container,
   resolve: (opened: Storage) => A,
 ): Promise<OpenAdministration<A>> {
-  const storage = container.get(TYPES.Storage);
+  const { storage } = container.get(OWN_PARTS);
   try {
     return { administration: resolve(await storage.opened), close: () => storage.close() };
   } catch (error) {
@@ -68,7 +69,10 @@ export async function openTokenAdministration(
   configure?: (container: Container) => void,
 ): Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }> {
   const container = buildAdministrationContainer(config, configure);
-  const open = await resolveOpen(container, () => container.get(TYPES.TokenAdministration));
+  const open = await resolveOpen(
+    container,
+    () => new TokenAdministrator(container.get(TYPES.TokenStore), container.get(TYPES.Clock)),
+  );
   return { tokenAdministration: open.administration, close: open.close };
 }
 
@@ -82,7 +86,9 @@ export async function openWebhookAdministration(
     if (opened.webhooks === undefined) {
       throw new Error(`webhooks are not available with the ${config.storage.kind} storage`);
     }
-    return container.get(TYPES.WebhookAdministration);
+    const { allowPrivate } = config.webhooks;
+    const { storage } = container.get(OWN_PARTS);
+    return new WebhookAdministrator(storage.webhooks, (url) => checkReceiverUrl(url, allowPrivate));
   });
   return { webhookAdministration: open.administration, close: open.close };
 }
@@ -101,7 +107,7 @@ export async function openPlantStore(
 ): Promise<PlantStorage> {
   const container = buildAdministrationContainer(config, configure);
   const open = await resolveOpen(container, (opened) => ({
-    plants: container.get<PlantStore>(TYPES.PlantStore),
+    plants: container.get(TYPES.PlantStore),
     ...(opened.snapshot && { snapshot: opened.snapshot.bind(opened) }),
     ...(opened.backup && { backup: opened.backup.bind(opened) }),
   }));

@@ -12,7 +12,6 @@ import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
 import { TYPES } from './identifiers.js';
-import type { TokenStore } from '../ports/token-store.js';
 import { storageLabel } from './storage-label.js';
 import { serveWorkers, WORKER_READY } from './serve-workers.js';
 import { answerPings, dieWithPrimary } from './worker-heartbeat.js';
@@ -135,7 +134,7 @@ async function serveHere(loaded: Config): Promise<void> {
   if (KEEPS_DEVELOPMENT_TOKEN.has(config.storage.kind)) {
     // One reminder per instance: from the first worker of a cluster only.
     const remind = worker === undefined || worker.id === 1;
-    const tokens = container.get<TokenStore>(TYPES.TokenStore);
+    const tokens = container.get(TYPES.TokenStore);
     if (wantsDevelopmentToken(loaded)) await keepDevelopmentToken(tokens, { remind });
     else if (remind) await warnOfDevelopmentToken(tokens);
   }
