@@ -1,4 +1,4 @@
-import FakeTimers, { type InstalledClock } from '@sinonjs/fake-timers';
+import FakeTimers, { type Clock } from '@sinonjs/fake-timers';
 import { expect } from 'chai';
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import {
@@ -17,7 +17,7 @@ describe('JwtTokenVerifier', () => {
   let provider: IdentityProvider;
   // The cooldown and the retry time are read from Date.now() (jose's and ours): only Date is
   // faked, so that the identity provider's sockets and timers run as usual.
-  let clock: InstalledClock;
+  let clock: Clock;
 
   beforeEach(async () => {
     provider = await IdentityProvider.start();
