@@ -3,7 +3,7 @@ import type { Config, StorageOptionsOf, StorageKind } from '../config/index.js';
 import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StorageDeps } from '../adapters/storage/storage-options.js';
 import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storage.js';
-import { takeInLegacyFiles } from './take-in-legacy-files.js';
+import { takeInLegacyFiles } from '../adapters/storage/take-in-legacy-files.js';
 
 export type { StorageDeps };
 
