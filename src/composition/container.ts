@@ -11,10 +11,9 @@ import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
-import { authModule } from './auth-module.js';
 import { TYPES } from './identifiers.js';
 import { httpModule, serviceApp } from './http-module.js';
-import { baseModule, plantUseCases, webhooksModule } from './service-modules.js';
+import { authModule, baseModule, plantUseCases, webhooksModule } from './service-modules.js';
 import { OWN_PARTS, storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 

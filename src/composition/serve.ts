@@ -45,9 +45,6 @@ export async function serve(loaded: Config, options: ServeOptions = {}): Promise
   });
 }
 
-/** The storages whose development token is a managed one, kept across restarts (the embedded one). */
-const KEEPS_DEVELOPMENT_TOKEN: ReadonlySet<string> = new Set<string>(['lmdb']);
-
 async function serveHere(loaded: Config): Promise<void> {
   // The memory storage forgets managed tokens: its development token is a static one.
   const staticDevelopment = wantsDevelopmentToken(loaded) && loaded.storage.kind === 'memory';
@@ -131,7 +128,8 @@ async function serveHere(loaded: Config): Promise<void> {
     server.closeAllConnections();
     throw error;
   }
-  if (KEEPS_DEVELOPMENT_TOKEN.has(config.storage.kind)) {
+  // The embedded storage keeps its development token, a managed one, across restarts.
+  if (config.storage.kind === 'lmdb') {
     // One reminder per instance: from the first worker of a cluster only.
     const remind = worker === undefined || worker.id === 1;
     const tokens = container.get(TYPES.TokenStore);

@@ -2,12 +2,19 @@ import type { Tracer } from '@opentelemetry/api';
 import { ContainerModule } from 'inversify';
 import { PlantService } from '../application/plant-service.js';
 import type { Config } from '../config/index.js';
+import { CompositeTokenVerifier } from '../adapters/auth/composite-token-verifier.js';
+import { JwtTokenVerifier } from '../adapters/auth/jwt-token-verifier.js';
+import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js';
+import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { createLogger } from '../adapters/logger.js';
+import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
+import type { Logger } from '../ports/logger.js';
 import type { PlantEvents } from '../ports/plant-events.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
-import { TYPES } from './identifiers.js';
+import type { TokenStore } from '../ports/token-store.js';
+import { optional, TYPES } from './identifiers.js';
 import { inOrder, USE_CASE_DECORATORS } from './request-path.js';
 import { OWN_PARTS } from './storage-module.js';
 
@@ -16,6 +23,26 @@ export const baseModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.Logger).toResolvedValue(() => createLogger(config.logLevel));
     bind(TYPES.Clock).toConstantValue(() => new Date());
+  });
+
+/** Bearer tokens: configured (static), managed (the token store, cached) and JWT (when configured). */
+export const authModule = (config: Config): ContainerModule =>
+  new ContainerModule(({ bind }) => {
+    bind(TYPES.TokenVerifier).toResolvedValue(
+      (tokenStore: TokenStore, logger: Logger, metrics: ServiceMetrics | undefined) =>
+        new CompositeTokenVerifier(
+          {
+            static: new StaticTokenVerifier(config.staticTokens),
+            managed: new ManagedTokenVerifier(tokenStore, {
+              logger,
+              ttlMs: config.tokenCacheSeconds * 1000,
+            }),
+            jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
+          },
+          metrics?.tokenVerified,
+        ),
+      [TYPES.TokenStore, TYPES.Logger, optional(TYPES.Metrics)],
+    );
   });
 
 /** Who hears of each recorded event: webhook delivery, started on the storage's outbox by `serve`. */
