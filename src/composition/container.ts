@@ -53,6 +53,7 @@ export interface Service {
  */
 export function buildContainer(config: Config): Container {
   const container = new Container({ defaultScope: 'Singleton' });
+  // Requests in flight: counted by the app, read by the metrics' gauge and at shutdown.
   const counts = { inFlight: 0 };
   container.load(
     baseModule(config),
