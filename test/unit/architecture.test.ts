@@ -1,4 +1,4 @@
-// What dependency-cruiser (.dependency-cruiser.cjs, run by `npm run lint`) cannot say: which
+// What dependency-cruiser (.dependency-cruiser.mjs, run by `npm run lint`) cannot say: which
 // packages a module loads as it is imported (dynamic imports aside), where Node's internals are
 // touched, and that unit tests mirror src/.
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -34,7 +34,7 @@ function loadedPackages(path: string, seen = new Set<string>()): Set<string> {
   return packages;
 }
 
-describe('architecture (beside .dependency-cruiser.cjs)', () => {
+describe('architecture (beside .dependency-cruiser.mjs)', () => {
   it('when the executable is loaded, then Koa and inversify are (the check sees what it guards)', () => {
     expect([...loadedPackages('main.ts')]).to.include.members(['koa', 'inversify']);
   });

@@ -1,6 +1,6 @@
 // The layering rules of docs/architecture.md ("Dependency rule"), checked by `npm run lint`.
 /** @type {import('dependency-cruiser').IConfiguration} */
-module.exports = {
+export default {
   forbidden: [
     {
       name: 'no-circular',
