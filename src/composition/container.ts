@@ -12,8 +12,8 @@ import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { TYPES } from './identifiers.js';
-import { httpModule, serviceApp } from './http-module.js';
-import { authModule, baseModule, plantUseCases, webhooksModule } from './service-modules.js';
+import { serviceApp } from './service-app.js';
+import { authModule, baseModule, plantUseCases } from './service-modules.js';
 import { OWN_PARTS, storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
@@ -60,8 +60,6 @@ export function buildContainer(config: Config): Container {
     telemetryModule(config, counts),
     storageModule(config, { counts }),
     authModule(config),
-    webhooksModule(),
-    httpModule(),
   );
   return container;
 }

@@ -16,13 +16,13 @@ import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenStore } from '../ports/token-store.js';
 import { optional, TYPES } from './identifiers.js';
 import { inOrder, USE_CASE_DECORATORS } from './request-path.js';
-import { OWN_PARTS } from './storage-module.js';
 
-/** The logger (pino on stdout at LOG_LEVEL) and the clock. */
+/** The logger (pino on stdout at LOG_LEVEL), the clock, and what a host adds to the HTTP app. */
 export const baseModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.Logger).toResolvedValue(() => createLogger(config.logLevel));
     bind(TYPES.Clock).toConstantValue(() => new Date());
+    bind(TYPES.HttpHostOptions).toConstantValue({});
   });
 
 /** Bearer tokens: configured (static), managed (the token store, cached) and JWT (when configured). */
@@ -43,12 +43,6 @@ export const authModule = (config: Config): ContainerModule =>
         ),
       [TYPES.TokenStore, TYPES.Logger, optional(TYPES.Metrics)],
     );
-  });
-
-/** Who hears of each recorded event: webhook delivery, started on the storage's outbox by `serve`. */
-export const webhooksModule = (): ContainerModule =>
-  new ContainerModule(({ bind }) => {
-    bind(TYPES.PlantEvents).toResolvedValue(({ delivery }) => delivery, [OWN_PARTS]);
   });
 
 /** The plant use cases over the store bound, with the decorators around them (request-path.ts). */

@@ -26,8 +26,9 @@ export const OWN_PARTS: ServiceIdentifier<OwnParts> = Symbol('plant-store own pa
 
 /**
  * The configured storage (memory, LMDB, Redis or MongoDB, by PLANT_STORE_STORAGE; a server's
- * driver is loaded only when chosen) and its plant and token stores. Nothing connects until the
- * service is resolved. `notice`: where the opener's lines for the operator go (default: the logger).
+ * driver is loaded only when chosen), its plant and token stores, what /readyz asks of them, and
+ * who hears of a recorded event (webhook delivery). Nothing connects until the service is
+ * resolved. `notice`: where the opener's lines for the operator go (default: the logger).
  */
 export const storageModule = (
   config: Config,
@@ -47,4 +48,13 @@ export const storageModule = (
     );
     bind(TYPES.PlantStore).toResolvedValue(({ storage }) => storage.plants, [OWN_PARTS]);
     bind(TYPES.TokenStore).toResolvedValue(({ storage }) => storage.tokens, [OWN_PARTS]);
+    // The stores bound (an embedder's too); an embedder rebinds the list to add or drop a check.
+    bind(TYPES.ReadinessChecks).toResolvedValue(
+      (plants, tokens) => [
+        { name: 'plants', ping: () => plants.ping() },
+        { name: 'tokens', ping: () => tokens.ping() },
+      ],
+      [TYPES.PlantStore, TYPES.TokenStore],
+    );
+    bind(TYPES.PlantEvents).toResolvedValue(({ delivery }) => delivery, [OWN_PARTS]);
   });
