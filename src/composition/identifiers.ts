@@ -43,7 +43,3 @@ export const TYPES = {
   /** What a host adds to the HTTP app (its own request id); empty by default. */
   HttpHostOptions: id<Pick<HttpAppOptions, 'requestId'>>('HttpHostOptions'),
 } as const;
-
-/** An injection of `serviceIdentifier` that resolves undefined when nothing is bound to it. */
-export const optional = <T>(serviceIdentifier: ServiceIdentifier<T>) =>
-  ({ serviceIdentifier, optional: true }) as const;

@@ -14,7 +14,7 @@ import type { PlantEvents } from '../ports/plant-events.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenStore } from '../ports/token-store.js';
-import { optional, TYPES } from './identifiers.js';
+import { TYPES } from './identifiers.js';
 import { inOrder, USE_CASE_DECORATORS } from './request-path.js';
 
 /** The logger (pino on stdout at LOG_LEVEL), the clock, and what a host adds to the HTTP app. */
@@ -41,7 +41,7 @@ export const authModule = (config: Config): ContainerModule =>
           },
           metrics?.tokenVerified,
         ),
-      [TYPES.TokenStore, TYPES.Logger, optional(TYPES.Metrics)],
+      [TYPES.TokenStore, TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }],
     );
   });
 

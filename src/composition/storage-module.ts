@@ -7,7 +7,7 @@ import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
 import type { Logger } from '../ports/logger.js';
 import { openStorage } from './open-storage.js';
-import { optional, TYPES } from './identifiers.js';
+import { TYPES } from './identifiers.js';
 
 /** What the service opens, closes and counts itself: no seam, so not in TYPES. */
 export interface OwnParts {
@@ -44,7 +44,7 @@ export const storageModule = (
         const delivery = new WebhookDelivery(config.webhooks, logger);
         return { config, storage, outages, delivery, counts };
       },
-      [TYPES.Logger, optional(TYPES.Metrics)],
+      [TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }],
     );
     bind(TYPES.PlantStore).toResolvedValue(({ storage }) => storage.plants, [OWN_PARTS]);
     bind(TYPES.TokenStore).toResolvedValue(({ storage }) => storage.tokens, [OWN_PARTS]);
