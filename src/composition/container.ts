@@ -1,17 +1,20 @@
 import { Container } from 'inversify';
 import type { Config } from '../config/index.js';
 import type { HttpApp } from '../adapters/http/app.js';
+import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
+import { activeTracer } from '../adapters/telemetry/tracing.js';
+import { TokenAdministrator } from '../application/token-administrator.js';
+import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
-import { authModule } from './auth-module.js';
 import { TYPES } from './identifiers.js';
-import { httpModule } from './http-module.js';
-import { applicationModule, baseModule, webhooksModule } from './service-modules.js';
-import { storageModule } from './storage-module.js';
+import { serviceApp } from './service-app.js';
+import { authModule, baseModule, plantUseCases } from './service-modules.js';
+import { OWN_PARTS, storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
 // The type `buildContainer` returns and `buildService`'s `configure` receives, re-exported so that
@@ -50,14 +53,13 @@ export interface Service {
  */
 export function buildContainer(config: Config): Container {
   const container = new Container({ defaultScope: 'Singleton' });
+  // Requests in flight: counted by the app, read by the metrics' gauge and at shutdown.
+  const counts = { inFlight: 0 };
   container.load(
     baseModule(config),
-    telemetryModule(config),
-    storageModule(config),
+    telemetryModule(config, counts),
+    storageModule(config, { counts }),
     authModule(config),
-    webhooksModule(config),
-    applicationModule(config),
-    httpModule(config),
   );
   return container;
 }
@@ -68,10 +70,9 @@ export function buildContainer(config: Config): Container {
  * answer 503, so that a host can serve /healthz while start-up waits (`plant-store serve`).
  */
 export async function resolveService(container: Container): Promise<Service> {
-  const storage = container.get(TYPES.Storage);
+  const own = container.get(OWN_PARTS);
+  const { config, storage, delivery, counts } = own;
   try {
-    const delivery = container.get(TYPES.WebhookDelivery);
-    const counts = container.get(TYPES.RequestCounts);
     const opened = storage.opened.then(
       () => {},
       async (error: unknown) => {
@@ -79,12 +80,22 @@ export async function resolveService(container: Container): Promise<Service> {
         throw error;
       },
     );
+    const tracer = activeTracer();
+    const plantStore = container.get(TYPES.PlantStore);
+    const events = container.get(TYPES.PlantEvents, { optional: true });
+    const plants = plantUseCases(plantStore, events, tracer);
+    const { allowPrivate } = config.webhooks;
     return {
-      app: container.get(TYPES.HttpApp),
-      plants: container.get(TYPES.PlantUseCases),
-      tokenAdministration: container.get(TYPES.TokenAdministration),
-      webhookAdministration: container.get(TYPES.WebhookAdministration),
-      plantStore: container.get(TYPES.PlantStore),
+      app: serviceApp(container, own, plants, tracer),
+      plants,
+      tokenAdministration: new TokenAdministrator(
+        container.get(TYPES.TokenStore),
+        container.get(TYPES.Clock),
+      ),
+      webhookAdministration: new WebhookAdministrator(storage.webhooks, (url) =>
+        checkReceiverUrl(url, allowPrivate),
+      ),
+      plantStore,
       logger: container.get(TYPES.Logger),
       metrics: container.get(TYPES.Metrics, { optional: true }),
       opened,

@@ -1,13 +1,18 @@
+// The CLI's `tokens`, `webhooks`, `export`, `import` and `backup` commands: the configured storage
+// through the container `serve` builds (the same stores and decorators), less HTTP, auth and
+// delivery, with no metrics and a quiet logger, resolved once the storage is open.
 import { Container } from 'inversify';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../ports/logger.js';
-import type { PlantStore } from '../ports/plant-store.js';
 import type { Storage } from '../ports/storage.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
+import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
+import { TokenAdministrator } from '../application/token-administrator.js';
+import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import { TYPES } from './identifiers.js';
-import { applicationModule, baseModule } from './service-modules.js';
-import { storageModule } from './storage-module.js';
+import { baseModule } from './service-modules.js';
+import { OWN_PARTS, type OwnParts, storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
 /** How long a command waits for a store that is not up: an operator wants a quick answer. */
@@ -19,73 +24,65 @@ const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 /** What the operator must hear of (a legacy file taken in) goes to stderr, one line. */
 const notice = (line: string): void => void process.stderr.write(`plant-store: ${line}\n`);
 
-/** One administration over the configured storage, and how to release that storage. */
-export interface OpenAdministration<A> {
-  /** The administration, resolved from the container once its storage is open. */
-  administration: A;
-  close(): Promise<void>;
-}
-
 /**
- * The container of the CLI's `tokens` and `webhooks` commands: the modules `serve` loads (the same
- * bindings of storage, stores, decorators and use cases), less HTTP and delivery, with no metrics
- * and a quiet logger. `configure` may rebind identifiers first, as for `buildContainer`.
+ * `use(container, parts)` once the storage is open, with `close` added; the storage is closed
+ * when it cannot be opened or `use` throws. `configure` may rebind identifiers first, as for
+ * `buildContainer`.
  */
-export function buildAdministrationContainer(
+async function openWith<A extends object>(
   config: Config,
-  configure?: (container: Container) => void,
-): Container {
+  configure: ((container: Container) => void) | undefined,
+  use: (container: Container, parts: OwnParts, opened: Storage) => A,
+): Promise<A & { close(): Promise<void> }> {
   const commandConfig = { ...config, metrics: false, startupTimeoutSeconds: COMMAND_WAIT_SECONDS };
   const container = new Container({ defaultScope: 'Singleton' });
   container.load(
     baseModule(commandConfig),
     telemetryModule(commandConfig),
-    storageModule(commandConfig, notice),
-    applicationModule(commandConfig),
+    storageModule(commandConfig, { notice }),
   );
   container.rebind(TYPES.Logger).toConstantValue(quiet);
   configure?.(container);
-  return container;
-}
-
-/** Resolves an administration once the container's storage is open; closes it when it cannot be. */
-async function resolveOpen<A>(
-  container: Container,
-  resolve: (opened: Storage) => A,
-): Promise<OpenAdministration<A>> {
-  const storage = container.get(TYPES.Storage);
+  const parts = container.get(OWN_PARTS);
   try {
-    return { administration: resolve(await storage.opened), close: () => storage.close() };
+    return {
+      ...use(container, parts, await parts.storage.opened),
+      close: () => parts.storage.close(),
+    };
   } catch (error) {
-    await storage.close();
+    await parts.storage.close();
     throw error;
   }
 }
 
 /** `plant-store tokens`: the token administration over the configured storage. */
-export async function openTokenAdministration(
+export const openTokenAdministration = (
   config: Config,
   configure?: (container: Container) => void,
-): Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }> {
-  const container = buildAdministrationContainer(config, configure);
-  const open = await resolveOpen(container, () => container.get(TYPES.TokenAdministration));
-  return { tokenAdministration: open.administration, close: open.close };
-}
+): Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }> =>
+  openWith(config, configure, (container) => ({
+    tokenAdministration: new TokenAdministrator(
+      container.get(TYPES.TokenStore),
+      container.get(TYPES.Clock),
+    ),
+  }));
 
 /** `plant-store webhooks`: webhook administration over the configured storage's subscriptions. */
-export async function openWebhookAdministration(
+export const openWebhookAdministration = (
   config: Config,
   configure?: (container: Container) => void,
-): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }> {
-  const container = buildAdministrationContainer(config, configure);
-  const open = await resolveOpen(container, (opened) => {
+): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }> =>
+  openWith(config, configure, (_container, { storage }, opened) => {
     if (opened.webhooks === undefined) {
       throw new Error(`webhooks are not available with the ${config.storage.kind} storage`);
     }
-    return container.get(TYPES.WebhookAdministration);
+    const { allowPrivate } = config.webhooks;
+    return {
+      webhookAdministration: new WebhookAdministrator(storage.webhooks, (url) =>
+        checkReceiverUrl(url, allowPrivate),
+      ),
+    };
   });
-  return { webhookAdministration: open.administration, close: open.close };
-}
 
 /** What `export`, `import` and `backup` use of the storage. */
 export type PlantStorage = Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'close'>;
@@ -95,15 +92,12 @@ export type PlantStorage = Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'clo
  * `serve` binds it), and its snapshots and backup where it has them; no HTTP and no webhook
  * delivery (an import records no event).
  */
-export async function openPlantStore(
+export const openPlantStore = (
   config: Config,
   configure?: (container: Container) => void,
-): Promise<PlantStorage> {
-  const container = buildAdministrationContainer(config, configure);
-  const open = await resolveOpen(container, (opened) => ({
-    plants: container.get<PlantStore>(TYPES.PlantStore),
+): Promise<PlantStorage> =>
+  openWith(config, configure, (container, _parts, opened) => ({
+    plants: container.get(TYPES.PlantStore),
     ...(opened.snapshot && { snapshot: opened.snapshot.bind(opened) }),
     ...(opened.backup && { backup: opened.backup.bind(opened) }),
   }));
-  return { ...open.administration, close: open.close };
-}

@@ -1,11 +1,11 @@
 import type { OpenedStorage } from '../adapters/limits/limiter-store.js';
-
-export type { StorageDeps };
 import type { Config, StorageOptionsOf, StorageKind } from '../config/index.js';
 import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StorageDeps } from '../adapters/storage/storage-options.js';
 import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storage.js';
-import { takeInLegacyFiles } from './take-in-legacy-files.js';
+import { takeInLegacyFiles } from '../adapters/storage/take-in-legacy-files.js';
+
+export type { StorageDeps };
 
 /** The configuration with the storage narrowed to one technology. */
 type ConfigOf<K extends StorageKind> = Omit<Config, 'storage'> & { storage: StorageOptionsOf<K> };
@@ -30,40 +30,30 @@ const OPENERS: { [K in StorageKind]: Opener<K> } = {
   },
   lmdb: async (config, deps) => {
     const { openLmdbStorage } = await import('../adapters/storage/lmdb/open-lmdb-storage.js');
-    return openLmdbStorage(config.storage, deps);
+    const storage = await openLmdbStorage(config.storage, deps);
+    // The durable embedded storage takes in the files an earlier version left, once.
+    await takeInLegacyFiles(storage, config.legacyFiles, deps.notice ?? (() => {})).catch(
+      async (error) => {
+        await storage.close();
+        throw error;
+      },
+    );
+    return storage;
   },
 };
 
-/** The kinds that take in an earlier version's token and webhook files at their first start. */
-const TAKES_LEGACY_FILES: ReadonlySet<StorageKind> = new Set<StorageKind>(['lmdb']);
-
-/**
- * Opens the configured storage: its plant store and token store over one connection. The durable
- * embedded storage first takes in the files an earlier version left (take-in-legacy-files.ts).
- */
-export async function openStorage(config: Config, deps: StorageDeps = {}): Promise<OpenedStorage> {
-  const notice =
-    deps.notice ?? ((line: string) => deps.logger?.warn({ storage: config.storage.kind }, line));
-  const storage = await openKind(config, { ...deps, notice });
-  if (!TAKES_LEGACY_FILES.has(config.storage.kind)) return storage;
-  try {
-    await takeInLegacyFiles(storage, config.legacyFiles, notice);
-  } catch (error) {
-    await storage.close();
-    throw error;
-  }
-  return storage;
-}
-
-function openKind(config: Config, deps: StorageDeps): Promise<OpenedStorage> {
+/** Opens the configured storage: its plant store and token store over one connection. */
+export function openStorage(config: Config, deps: StorageDeps = {}): Promise<OpenedStorage> {
   const { kind } = config.storage;
   // Unreachable for typed callers; a plain-JS embedder may still pass anything.
   if (!Object.hasOwn(OPENERS, kind)) {
     return Promise.reject(new Error(`storage ${String(kind)} is not available in this build`));
   }
+  const notice = deps.notice ?? ((line: string) => deps.logger?.warn({ storage: kind }, line));
   const bounded = {
     startupTimeoutMs: config.startupTimeoutSeconds * 1000,
     ...deps,
+    notice,
     outages: deps.outages ?? outageReporters(deps.logger),
   };
   return (OPENERS[kind] as Opener<StorageKind>)(config as ConfigOf<StorageKind>, bounded);

@@ -13,7 +13,6 @@ import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
 import { TYPES } from './identifiers.js';
-import type { TokenStore } from '../ports/token-store.js';
 import { storageLabel } from './storage-label.js';
 import { serveWorkers, WORKER_READY } from './serve-workers.js';
 import { answerPings, dieWithPrimary } from './worker-heartbeat.js';
@@ -47,9 +46,6 @@ export async function serve(loaded: Config, options: ServeOptions = {}): Promise
     throw error;
   });
 }
-
-/** The storages whose development token is a managed one, kept across restarts (the embedded one). */
-const KEEPS_DEVELOPMENT_TOKEN: ReadonlySet<string> = new Set<string>(['lmdb']);
 
 async function serveHere(loaded: Config): Promise<void> {
   // The memory storage forgets managed tokens: its development token is a static one.
@@ -134,10 +130,11 @@ async function serveHere(loaded: Config): Promise<void> {
     server.closeAllConnections();
     throw error;
   }
-  if (KEEPS_DEVELOPMENT_TOKEN.has(config.storage.kind)) {
+  // The embedded storage keeps its development token, a managed one, across restarts.
+  if (config.storage.kind === 'lmdb') {
     // One reminder per instance: from the first worker of a cluster only.
     const remind = worker === undefined || worker.id === 1;
-    const tokens = container.get<TokenStore>(TYPES.TokenStore);
+    const tokens = container.get(TYPES.TokenStore);
     if (wantsDevelopmentToken(loaded)) await keepDevelopmentToken(tokens, { remind });
     else if (remind) await warnOfDevelopmentToken(tokens);
   }

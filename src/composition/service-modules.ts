@@ -1,61 +1,62 @@
+import type { Tracer } from '@opentelemetry/api';
 import { ContainerModule } from 'inversify';
 import { PlantService } from '../application/plant-service.js';
-import { TokenAdministrator } from '../application/token-administrator.js';
-import { WebhookAdministrator } from '../application/webhook-administrator.js';
-import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import type { Config } from '../config/index.js';
+import { CompositeTokenVerifier } from '../adapters/auth/composite-token-verifier.js';
+import { JwtTokenVerifier } from '../adapters/auth/jwt-token-verifier.js';
+import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js';
+import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { createLogger } from '../adapters/logger.js';
+import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
-import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
+import type { Logger } from '../ports/logger.js';
+import type { PlantEvents } from '../ports/plant-events.js';
+import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
-import { optional, TYPES } from './identifiers.js';
+import type { TokenStore } from '../ports/token-store.js';
+import { TYPES } from './identifiers.js';
 import { inOrder, USE_CASE_DECORATORS } from './request-path.js';
 
-/** The logger (pino on stdout at LOG_LEVEL) and the clock. */
+/** The logger (pino on stdout at LOG_LEVEL), the clock, and what a host adds to the HTTP app. */
 export const baseModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.Logger).toResolvedValue(() => createLogger(config.logLevel));
     bind(TYPES.Clock).toConstantValue(() => new Date());
+    bind(TYPES.HttpHostOptions).toConstantValue({});
   });
 
-/** Webhook delivery: told of each recorded event, started on the storage's outbox by `serve`. */
-export const webhooksModule = (config: Config): ContainerModule =>
+/** Bearer tokens: configured (static), managed (the token store, cached) and JWT (when configured). */
+export const authModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
-    bind(TYPES.WebhookDelivery).toResolvedValue(
-      (logger) => new WebhookDelivery(config.webhooks, logger),
-      [TYPES.Logger],
+    bind(TYPES.TokenVerifier).toResolvedValue(
+      (tokenStore: TokenStore, logger: Logger, metrics: ServiceMetrics | undefined) =>
+        new CompositeTokenVerifier(
+          {
+            static: new StaticTokenVerifier(config.staticTokens),
+            managed: new ManagedTokenVerifier(tokenStore, {
+              logger,
+              ttlMs: config.tokenCacheSeconds * 1000,
+            }),
+            jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
+          },
+          metrics?.tokenVerified,
+        ),
+      [TYPES.TokenStore, TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }],
     );
-    bind(TYPES.PlantEvents).toResolvedValue((delivery) => delivery, [TYPES.WebhookDelivery]);
   });
 
-/**
- * The use cases (driving ports) over the stores bound: what `serve`, an embedder and the CLI's
- * `tokens` and `webhooks` commands resolve alike.
- */
-export const applicationModule = (config: Config): ContainerModule =>
-  new ContainerModule(({ bind }) => {
-    // The decorators around the use cases and around the stores: request-path.ts.
-    bind(TYPES.PlantUseCases).toResolvedValue(
-      (store, events, tracer) => {
-        const decorators = inOrder(USE_CASE_DECORATORS, {
-          'traced-use-cases': (plants: PlantUseCases) =>
-            tracer ? tracedUseCases(plants, tracer) : plants,
-        });
-        return decorators.reduceRight<PlantUseCases>(
-          (plants, decorate) => decorate(plants),
-          new PlantService(store, events),
-        );
-      },
-      [TYPES.PlantStore, optional(TYPES.PlantEvents), optional(TYPES.Tracer)],
-    );
-    bind(TYPES.TokenAdministration).toResolvedValue(
-      (store, clock) => new TokenAdministrator(store, clock),
-      [TYPES.TokenStore, TYPES.Clock],
-    );
-    const { allowPrivate } = config.webhooks;
-    bind(TYPES.WebhookAdministration).toResolvedValue(
-      (storage) =>
-        new WebhookAdministrator(storage.webhooks, (url) => checkReceiverUrl(url, allowPrivate)),
-      [TYPES.Storage],
-    );
+/** The plant use cases over the store bound, with the decorators around them (request-path.ts). */
+export function plantUseCases(
+  store: PlantStore,
+  events: PlantEvents | undefined,
+  tracer: Tracer | undefined,
+): PlantUseCases {
+  const decorators = inOrder(USE_CASE_DECORATORS, {
+    'traced-use-cases': (plants: PlantUseCases) =>
+      tracer ? tracedUseCases(plants, tracer) : plants,
   });
+  return decorators.reduceRight<PlantUseCases>(
+    (plants, decorate) => decorate(plants),
+    new PlantService(store, events),
+  );
+}

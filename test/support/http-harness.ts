@@ -24,6 +24,7 @@ import {
   type StorageOptions,
 } from '../../src/config/index.js';
 import { TYPES } from '../../src/composition/identifiers.js';
+import { OWN_PARTS } from '../../src/composition/storage-module.js';
 import { buildContainer, resolveService, type Service } from '../../src/composition/container.js';
 import type { Scope } from '../../src/domain/caller.js';
 import type { PlantStore } from '../../src/ports/plant-store.js';
@@ -171,7 +172,7 @@ export class Api {
     const service = await resolveService(container);
     await service.opened;
     if (config.webhooks !== undefined && this.options.webhooks !== undefined) {
-      const opened = await container.get(TYPES.Storage).opened;
+      const opened = await container.get(OWN_PARTS).storage.opened;
       await service.startDelivery();
       this.subscriptions = opened.webhooks;
       this.outbox = opened.outbox;

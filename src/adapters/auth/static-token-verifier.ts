@@ -1,15 +1,9 @@
-import * as crypto from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Caller, Scope } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 
-// One-shot hashing (Node 20.12 and later) skips building a Hash object for every request.
-const oneShot = (
-  crypto as { hash?: (algorithm: string, data: string, encoding: 'base64') => string }
-).hash;
-const digest = (token: string): string =>
-  oneShot === undefined
-    ? crypto.createHash('sha256').update(token).digest('base64')
-    : oneShot('sha256', token, 'base64');
+// One-shot hashing skips building a Hash object for every request.
+const digest = (token: string): string => hash('sha256', token, 'base64');
 
 /** A token fixed in configuration (PLANT_STORE_TOKENS), never issued or revoked. */
 export interface StaticToken {

@@ -52,23 +52,15 @@ export function observedStore<T extends object>(
     };
     const name = `${operation} ${outages.store}`;
     const attributes = { 'db.system': adapter, 'db.operation.name': operation };
-    return tracer === undefined
-      ? (a, b, c) => {
-          const started = performance.now();
-          return callOn(store, operation, a, b, c).then(
-            (value) => succeeded(started, undefined, value),
-            (error: unknown) => failed(started, undefined, error),
-          );
-        }
-      : (a, b, c) => {
-          // A leaf: the active context's span (the use case) is its parent, and it need not
-          // become active itself, which spares a context switch per call.
-          const span = tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes });
-          const started = performance.now();
-          return callOn(store, operation, a, b, c).then(
-            (value) => succeeded(started, span, value),
-            (error: unknown) => failed(started, span, error),
-          );
-        };
+    // A leaf: the active context's span (the use case) is its parent, and it need not become
+    // active itself, which spares a context switch per call.
+    return (a, b, c) => {
+      const span = tracer?.startSpan(name, { kind: SpanKind.CLIENT, attributes });
+      const started = performance.now();
+      return callOn(store, operation, a, b, c).then(
+        (value) => succeeded(started, span, value),
+        (error: unknown) => failed(started, span, error),
+      );
+    };
   });
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
+import FakeTimers from '@sinonjs/fake-timers';
 import { expect } from 'chai';
 import { KeyedLimiter } from '../../../src/adapters/limits/keyed-limiter.js';
 import type { OpenedStorage } from '../../../src/adapters/limits/limiter-store.js';
@@ -32,15 +32,25 @@ describe('MongoDB', () => {
           new KeyedLimiter({ name: 'race', points: POINTS, store: storage.limiterStore, watch }),
       );
       const key = `k-${randomUUID()}`;
-      // Start at a window's beginning, so that the calls most likely share one.
-      await sleep(1000 - (Date.now() % 1000));
-      const started = Date.now();
+      // Start at a window's beginning, so that the calls most likely share one: the limiters
+      // number windows by this process's Date, set there (and running on) rather than waited for.
+      const clock = FakeTimers.install({
+        now: Math.ceil(Date.now() / 1000) * 1000,
+        toFake: ['Date'],
+        shouldAdvanceTime: true,
+      });
+      let answers: number[];
+      let windows: number;
+      try {
+        const started = Date.now();
+        answers = await Promise.all(
+          Array.from({ length: CALLS }, (_, i) => limiters[i % 2]!.consume(key)),
+        );
+        windows = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
+      } finally {
+        clock.uninstall();
+      }
 
-      const answers = await Promise.all(
-        Array.from({ length: CALLS }, (_, i) => limiters[i % 2]!.consume(key)),
-      );
-
-      const windows = Math.floor(Date.now() / 1000) - Math.floor(started / 1000) + 1;
       const admitted = answers.filter((ms) => ms === 0).length;
       // A decision the store did not make in time is made in process, which may admit it.
       expect(admitted).to.be.at.least(POINTS);

@@ -41,9 +41,7 @@ describe('TYPES.LimiterStore, rebound by an embedder', () => {
       const service = await buildService(config, (container) => {
         container
           .rebind(TYPES.LimiterStore)
-          .toConstantValue(() =>
-            Promise.resolve({ kind: 'redis', client: client!, prefix: 'host:' }),
-          );
+          .toConstantValue({ kind: 'redis', client: client!, prefix: 'host:' });
       });
       services.push(service);
       const server = createServer(service.app.callback()).listen(0, '127.0.0.1');

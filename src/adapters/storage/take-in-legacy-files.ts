@@ -1,15 +1,15 @@
 // The token and webhook files of earlier versions (the memory storage kept them beside the
 // process), taken into the durable storage once, through its ports, then renamed.
 import { lstat, readFile, rename } from 'node:fs/promises';
-import { isScope } from '../domain/caller.js';
-import { checkTenant } from '../domain/tenant.js';
-import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
-import type { ManagedToken } from '../domain/managed-token.js';
-import type { WebhookSubscription } from '../domain/webhook.js';
-import type { TokenStore } from '../ports/token-store.js';
-import type { WebhookSubscriptions } from '../ports/webhook-subscriptions.js';
-import { fromRecord } from '../adapters/storage/webhook-record.js';
-import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
+import { isScope } from '../../domain/caller.js';
+import { checkTenant } from '../../domain/tenant.js';
+import { SUBSCRIPTION_ID } from '../../application/webhook-ids.js';
+import type { ManagedToken } from '../../domain/managed-token.js';
+import type { WebhookSubscription } from '../../domain/webhook.js';
+import type { TokenStore } from '../../ports/token-store.js';
+import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
+import { fromRecord } from './webhook-record.js';
+import { StorageOpenError } from './storage-open-error.js';
 
 /** Where earlier versions kept them (PLANT_STORE_TOKEN_FILE, PLANT_STORE_WEBHOOK_FILE). */
 export interface LegacyFiles {

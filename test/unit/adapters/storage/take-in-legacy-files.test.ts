@@ -2,20 +2,20 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { mintToken, tokenDigest } from '../../../src/application/token-format.js';
-import type { ManagedToken } from '../../../src/domain/managed-token.js';
-import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
-import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
-import { MemoryWebhookSubscriptions } from '../../../src/adapters/storage/memory/memory-webhook-subscriptions.js';
-import { StorageOpenError } from '../../../src/adapters/storage/storage-open-error.js';
-import { toRecord } from '../../../src/adapters/storage/webhook-record.js';
+import { mintToken, tokenDigest } from '../../../../src/application/token-format.js';
+import type { ManagedToken } from '../../../../src/domain/managed-token.js';
+import { openLmdbStorage } from '../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+import { MemoryTokenStore } from '../../../../src/adapters/storage/memory/memory-token-store.js';
+import { MemoryWebhookSubscriptions } from '../../../../src/adapters/storage/memory/memory-webhook-subscriptions.js';
+import { StorageOpenError } from '../../../../src/adapters/storage/storage-open-error.js';
+import { toRecord } from '../../../../src/adapters/storage/webhook-record.js';
 import {
   takeInLegacyFiles,
   type LegacyFiles,
-} from '../../../src/composition/take-in-legacy-files.js';
-import type { TokenStore } from '../../../src/ports/token-store.js';
-import type { WebhookSubscriptions } from '../../../src/ports/webhook-subscriptions.js';
-import { newSubscription } from '../../support/webhook-subscription.js';
+} from '../../../../src/adapters/storage/take-in-legacy-files.js';
+import type { TokenStore } from '../../../../src/ports/token-store.js';
+import type { WebhookSubscriptions } from '../../../../src/ports/webhook-subscriptions.js';
+import { newSubscription } from '../../../support/webhook-subscription.js';
 
 type Stores = { tokens: TokenStore; webhooks: WebhookSubscriptions; close(): Promise<void> };
 
