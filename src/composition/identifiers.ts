@@ -1,7 +1,8 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { HttpAppOptions } from '../adapters/http/app.js';
 import type { ReadinessCheck } from '../adapters/http/operations/readiness.js';
-import type { LimiterStore } from '../adapters/limits/limiter-store.js';
+import type { LimiterStore, OpenedStorage } from '../adapters/limits/limiter-store.js';
+import type { OutageReporters } from '../adapters/storage/outage-reporter.js';
 import type { MetricsOptions, ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlantEvents } from '../ports/plant-events.js';
@@ -31,6 +32,12 @@ export const TYPES = {
   PlantEvents: id<PlantEvents>('PlantEvents'),
   /** What GET /readyz asks, each check named in its `failing`: the plant and token stores by default. */
   ReadinessChecks: id<readonly ReadinessCheck[]>('ReadinessChecks'),
+  /**
+   * Opens the storage technology when the service is resolved (plant and token stores, webhook
+   * subscriptions and outbox, the connection it lends the limits): the configured one by default.
+   */
+  StorageOpener:
+    id<(signal: AbortSignal, outages: OutageReporters) => Promise<OpenedStorage>>('StorageOpener'),
   /**
    * Where the tenant rate limit and the failed-authentication budget count. Unbound by default:
    * then the opened storage's own connection (in process for one that lends none).

@@ -2,6 +2,7 @@ import { ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { Config } from '../config/index.js';
 import type { RequestCounts } from '../adapters/http/request-observer.js';
 import { outageReporters, type OutageReporters } from '../adapters/storage/outage-reporter.js';
+import type { OpenedStorage } from '../adapters/limits/limiter-store.js';
 import { StartingStorage } from '../adapters/storage/starting-storage.js';
 import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
@@ -22,10 +23,12 @@ export interface OwnParts {
   readonly counts: RequestCounts;
 }
 
+type StorageOpener = (signal: AbortSignal, outages: OutageReporters) => Promise<OpenedStorage>;
+
 export const OWN_PARTS: ServiceIdentifier<OwnParts> = Symbol('plant-store own parts');
 
 /**
- * The configured storage (memory, LMDB, Redis or MongoDB, by PLANT_STORE_STORAGE; a server's
+ * The storage (by default the configured one: memory, LMDB, Redis or MongoDB, by PLANT_STORE_STORAGE; a server's
  * driver is loaded only when chosen), its plant and token stores, what /readyz asks of them, and
  * who hears of a recorded event (webhook delivery). Nothing connects until the service is
  * resolved. `notice`: where the opener's lines for the operator go (default: the logger).
@@ -35,16 +38,19 @@ export const storageModule = (
   { counts = { inFlight: 0 }, notice }: { counts?: RequestCounts; notice?: (line: string) => void },
 ): ContainerModule =>
   new ContainerModule(({ bind }) => {
+    bind(TYPES.StorageOpener).toResolvedValue(
+      (logger: Logger) => (signal: AbortSignal, outages: OutageReporters) =>
+        openStorage(config, { logger, signal, outages, ...(notice && { notice }) }),
+      [TYPES.Logger],
+    );
     bind(OWN_PARTS).toResolvedValue(
-      (logger: Logger, metrics: ServiceMetrics | undefined): OwnParts => {
+      (logger: Logger, metrics: ServiceMetrics | undefined, open: StorageOpener): OwnParts => {
         const outages = outageReporters(logger, metrics?.storeEvent);
-        const storage = new StartingStorage((signal) =>
-          openStorage(config, { logger, signal, outages, ...(notice && { notice }) }),
-        );
+        const storage = new StartingStorage((signal) => open(signal, outages));
         const delivery = new WebhookDelivery(config.webhooks, logger);
         return { config, storage, outages, delivery, counts };
       },
-      [TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }],
+      [TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }, TYPES.StorageOpener],
     );
     bind(TYPES.PlantStore).toResolvedValue(({ storage }) => storage.plants, [OWN_PARTS]);
     bind(TYPES.TokenStore).toResolvedValue(({ storage }) => storage.tokens, [OWN_PARTS]);

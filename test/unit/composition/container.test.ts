@@ -5,6 +5,7 @@ import { PlantError } from '../../../src/domain/errors.js';
 import { TokenAdministrator } from '../../../src/application/token-administrator.js';
 import { loadConfig, type Config } from '../../../src/config/index.js';
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
+import { openMemoryStorage } from '../../../src/adapters/storage/memory/open-memory-storage.js';
 import { TYPES } from '../../../src/composition/identifiers.js';
 import { buildService } from '../../../src/composition/container.js';
 import { send } from '../../support/http-client.js';
@@ -109,6 +110,39 @@ describe('buildService: the default token verifier', () => {
       expect(await api.status(STATIC)).to.equal(200);
     } finally {
       await api.close();
+    }
+  });
+});
+
+describe('buildService: TYPES.StorageOpener', () => {
+  it('when an embedder rebinds the opener, then the service opens that storage, not the configured one', async () => {
+    const mine = await openMemoryStorage();
+    await mine.plants.insert('embedder', { id: 7n, name: 'Fern' });
+    const opened: AbortSignal[] = [];
+    const service = await buildService(
+      loadConfig({
+        LOG_LEVEL: 'silent',
+        PLANT_STORE_STORAGE: 'redis',
+        REDIS_URL: 'redis://127.0.0.1:1',
+      }),
+      (container) => {
+        container.rebind(TYPES.StorageOpener).toConstantValue((signal) => {
+          opened.push(signal);
+          return Promise.resolve(mine);
+        });
+      },
+    );
+    try {
+      await service.opened;
+      const page = await service.plants.listPlants(
+        { tenant: 'embedder', scopes: ['plants:read'] },
+        { limit: 10 },
+      );
+
+      expect(opened).to.have.length(1);
+      expect(page.plants).to.deep.equal([{ name: 'Fern' }]);
+    } finally {
+      await service.close();
     }
   });
 });
