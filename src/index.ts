@@ -38,6 +38,7 @@ export { openStorage, type StorageDeps } from './composition/open-storage.js';
 export { parseExactJson } from './adapters/exact-json.js';
 export { readLines } from './adapters/transfer/ndjson-lines.js';
 export type { LimiterStore, OpenedStorage } from './adapters/limits/limiter-store.js';
+export type { OutageReporters } from './adapters/storage/outage-reporter.js';
 export { StorageOpenError } from './adapters/storage/storage-open-error.js';
 export {
   buildContainer,
