@@ -22,8 +22,8 @@ export const baseModule = (config: Config): ContainerModule =>
 export const webhooksModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.WebhookDelivery).toResolvedValue(
-      (logger) => new WebhookDelivery(config.webhooks, logger),
-      [TYPES.Logger],
+      (logger, metrics) => new WebhookDelivery(config.webhooks, logger, metrics?.webhooksDropped),
+      [TYPES.Logger, optional(TYPES.Metrics)],
     );
     bind(TYPES.PlantEvents).toResolvedValue((delivery) => delivery, [TYPES.WebhookDelivery]);
   });
