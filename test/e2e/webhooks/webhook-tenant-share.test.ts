@@ -113,6 +113,8 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
     expect(Date.now() - started, 'ms the other tenant’s delivery waited').to.be.below(
       TIMEOUT_MS / 2,
     );
-    await service.waitFor(/"tenant":"stuck","dropped":\d+,"bound":1000,"msg":"webhook deliveries dropped/);
+    await service.waitFor(
+      /"tenant":"stuck","dropped":\d+,"bound":1000,"msg":"webhook deliveries dropped/,
+    );
   });
 });

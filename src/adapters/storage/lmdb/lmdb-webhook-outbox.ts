@@ -180,7 +180,7 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
     const range = () => ({ start: prefix, end: Buffer.concat([prefix, END]) });
     if (this.dbs.deliveries.getCount(range()) <= keep) return 0;
     return this.writer.write(() => {
-      const all = this.dbs.deliveries.getRange(range()).asArray as {
+      const all = [...this.dbs.deliveries.getRange(range())] as {
         key: Buffer;
         value: StoredDelivery;
       }[];

@@ -218,7 +218,9 @@ export class MongoWebhookOutbox implements WebhookOutbox {
 
   async trim(tenant: string, keep: number): Promise<number> {
     const documents = (await withinDeadline(() =>
-      this.plants.find({ tenant, due: { $exists: true } }, { projection: { pending: 1 } }).toArray(),
+      this.plants
+        .find({ tenant, due: { $exists: true } }, { projection: { pending: 1 } })
+        .toArray(),
     )) as Stored[];
     const held = documents.map(({ _id, pending = {} }) => {
       const entries = Object.values(pending);
