@@ -24,7 +24,8 @@ export interface PendingDelivery {
 export interface WebhookOutbox {
   /**
    * Claims at most `max` deliveries due at `now`, hiding them from other claims for `leaseMs`;
-   * at most `roomFor(tenant)` of one tenant (no bound when absent).
+   * at most `roomFor(tenant)` of one tenant (no bound when absent). However many deliveries a
+   * tenant without room has due, the other tenants' due deliveries are reached.
    */
   claim(
     now: Date,

@@ -77,8 +77,8 @@ export function recordEvent(
 }
 
 /**
- * The deliveries the plant store recorded, in the environment: one entry each, and an index by due
- * time. A claim runs in the environment's write transaction, which every process shares, so that
+ * The deliveries the plant store recorded, in the environment: one entry each, and an index by
+ * tenant and due time. A claim runs in the environment's write transaction, which every process shares, so that
  * of two instances (or processes) only one claims each delivery; it moves the delivery's due time
  * to the lease's end, so that a lost lease makes it due again.
  */
