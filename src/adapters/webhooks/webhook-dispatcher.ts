@@ -200,15 +200,19 @@ export class WebhookDispatcher {
     if (Date.now() - (this.trimmed.get(tenant) ?? -Infinity) < TRIM_POLLS * config.pollMs) return;
     if (this.trimmed.size > 10_000) this.trimmed.clear();
     this.trimmed.set(tenant, Date.now());
+    // Tracked so that stop() waits for it; one that fails is tried again at the next check.
     this.track(
-      outbox.trim(tenant, config.tenantBacklog).then((count) => {
-        if (count === 0) return;
-        dropped?.inc(count);
-        logger.warn(
-          { tenant, dropped: count, bound: config.tenantBacklog },
-          'webhook deliveries dropped: the tenant had more pending than its bound; the oldest went',
-        );
-      }),
+      outbox.trim(tenant, config.tenantBacklog).then(
+        (count) => {
+          if (count === 0) return;
+          dropped?.inc(count);
+          logger.warn(
+            { tenant, dropped: count, bound: config.tenantBacklog },
+            'webhook deliveries dropped: the tenant had more pending than its bound; the oldest went',
+          );
+        },
+        () => void this.trimmed.delete(tenant),
+      ),
     );
   }
 
