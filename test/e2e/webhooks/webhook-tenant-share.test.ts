@@ -29,7 +29,7 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
         TENANTS.map((tenant) => ({
           token: `share-token-for-${tenant}`,
           tenant,
-          scopes: ['plants:write'],
+          scopes: ['plants:write', 'metrics:read'],
         })),
       ),
       PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -116,5 +116,9 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
     await service.waitFor(
       /"tenant":"stuck","dropped":\d+,"bound":1000,"msg":"webhook deliveries dropped/,
     );
+    const metrics = await fetch(`http://127.0.0.1:${service.port}/metrics`, {
+      headers: { Authorization: 'Bearer share-token-for-stuck' },
+    });
+    expect(await metrics.text()).to.match(/^plant_store_webhook_deliveries_dropped_total [1-9]/m);
   });
 });
