@@ -12,8 +12,8 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  */
 const BUFFER_BYTES = 4096;
 const FLUSH_MS = 10;
-/** What is held while stdout takes no writes (a full disk): lines beyond it are dropped. */
-const HELD_BYTES = 1 << 20;
+/** Held while stdout takes no writes (a full disk, a reader that stopped); lines beyond are dropped. */
+const HELD_BYTES = 16 << 20;
 
 /** sonic-boom's own fields, which the flush below reads and empties. */
 type Destination = ReturnType<typeof pino.destination> & {
@@ -24,10 +24,14 @@ type Destination = ReturnType<typeof pino.destination> & {
   _len: number;
 };
 
+/** How long the exit's flush waits for a pipe whose reader is slow (EAGAIN). */
+const EXIT_WAIT_MS = 1000;
+
 /**
- * The destination's flushSync (what pino calls as the process exits): what it holds is written
- * once, and the first error ends it, losing the rest. sonic-boom's own retries any error but
- * EAGAIN for ever: a full disk's ENOSPC kept the process in Atomics.wait, deaf to SIGTERM.
+ * The destination's flushSync (what pino calls as the process exits): what it holds is written,
+ * waiting at most EXIT_WAIT_MS for a slow pipe, and any other error ends it, losing the rest.
+ * sonic-boom's own retries every error for ever (ENOSPC too): a full disk kept the process in
+ * Atomics.wait, deaf to SIGTERM.
  */
 function writeHeld(destination: Destination): void {
   const held = [destination._writing ? '' : destination._writingBuf, ...destination._bufs];
@@ -35,7 +39,15 @@ function writeHeld(destination: Destination): void {
   destination._writingBuf = '';
   destination._len = 0;
   let text = Buffer.from(held.join(''));
-  while (text.length > 0) text = text.subarray(writeSync(destination.fd, text));
+  const deadline = Date.now() + EXIT_WAIT_MS;
+  while (text.length > 0) {
+    try {
+      text = text.subarray(writeSync(destination.fd, text));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline) return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 /** pino's buffered destination on stdout, flushed on its period and (by pino) as the process exits. */
@@ -60,12 +72,15 @@ function reportDrops(destination: Destination, logger: Logger): void {
   let dropped = 0;
   destination.on('error', () => {});
   destination.on('drop', () => void dropped++);
-  destination.on('write', () => {
+  // Once sonic-boom has let go of what it wrote ('write' comes before): logged at once, the
+  // report found the buffer still full and was dropped itself.
+  const report = (): void => {
     if (dropped === 0) return;
     const lines = dropped;
     dropped = 0;
     logger.warn({ dropped: lines }, 'log lines dropped: stdout took no writes');
-  });
+  };
+  destination.on('write', () => void (dropped > 0 && process.nextTick(report)));
 }
 
 /**

@@ -1,5 +1,8 @@
-import { spawnSync } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 
 const LOGGER = new URL('../../../src/adapters/logger.ts', import.meta.url).href;
@@ -93,5 +96,52 @@ describe('createLogger', () => {
 
       expect(Date.now() - started).to.be.below(15_000);
     });
+  });
+
+  it('when the reader of stdout stops reading, then what is held is bounded, and the lines dropped are counted once it reads again', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'plant-store-logger-'));
+    const fifo = join(directory, 'stdout');
+    execFileSync('mkfifo', [fifo]);
+    // Opened for reading and writing, so that neither end waits for the other; read only later.
+    const pipe = openSync(fifo, 'r+');
+    try {
+      // 30 MB of lines at once: past the 16 MiB held while the pipe (64 KiB) is full.
+      const program = `
+        import { createLogger } from ${JSON.stringify(LOGGER)};
+        const logger = createLogger('info');
+        for (let i = 0; i < 120000; i++) logger.info({ i, pad: 'x'.repeat(200) }, 'request');
+        console.error('logged');
+        logger.flush(() => process.exit(0));`;
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', '--input-type=module', '-e', program],
+        { stdio: ['ignore', pipe, 'pipe'] },
+      );
+      const exited = once(child, 'exit');
+      const errors = child.stderr!;
+      let stderr = '';
+      errors.on('data', (chunk: Buffer) => (stderr += chunk));
+      while (!stderr.includes('logged')) await once(errors, 'data');
+      let stdout = '';
+      const reader = createReadStream(fifo);
+      reader.on('data', (chunk) => (stdout += chunk));
+      await exited;
+      // The pipe has no end while this process holds it open: read until the last line is in.
+      while (!stdout.endsWith('\n') || !stdout.includes('log lines dropped')) {
+        await Promise.race([once(reader, 'data'), new Promise((r) => setTimeout(r, 2000))]);
+        if (!reader.readableFlowing) break;
+      }
+      reader.destroy();
+
+      const report = stdout.split('\n').find((line) => line.includes('log lines dropped'));
+      expect(report, 'the report line').to.be.a('string');
+      const { dropped } = JSON.parse(report!) as { dropped: number };
+      const written = stdout.split('\n').filter((line) => line.includes('"msg":"request"'));
+      expect(dropped + written.length).to.equal(120_000);
+      expect(written.length).to.be.below(120_000 * 0.7);
+    } finally {
+      closeSync(pipe);
+      rmSync(directory, { recursive: true, force: true });
+    }
   });
 });
