@@ -127,9 +127,16 @@ describe('createLogger', () => {
       reader.on('data', (chunk) => (stdout += chunk));
       await exited;
       // The pipe has no end while this process holds it open: read until the last line is in.
+      // (Or until nothing comes for 2 s, so that a missing report fails below, not by timeout.)
       while (!stdout.endsWith('\n') || !stdout.includes('log lines dropped')) {
-        await Promise.race([once(reader, 'data'), new Promise((r) => setTimeout(r, 2000))]);
-        if (!reader.readableFlowing) break;
+        const signal = AbortSignal.timeout(2000);
+        if (
+          !(await once(reader, 'data', { signal }).then(
+            () => true,
+            () => false,
+          ))
+        )
+          break;
       }
       reader.destroy();
 
