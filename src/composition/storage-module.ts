@@ -47,7 +47,7 @@ export const storageModule = (
       (logger: Logger, metrics: ServiceMetrics | undefined, open: StorageOpener): OwnParts => {
         const outages = outageReporters(logger, metrics?.storeEvent);
         const storage = new StartingStorage((signal) => open(signal, outages));
-        const delivery = new WebhookDelivery(config.webhooks, logger);
+        const delivery = new WebhookDelivery(config.webhooks, logger, metrics?.webhooksDropped);
         return { config, storage, outages, delivery, counts };
       },
       [TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }, TYPES.StorageOpener],

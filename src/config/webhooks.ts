@@ -75,6 +75,7 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
       'PLANT_STORE_WEBHOOK_TENANT_CONCURRENCY',
       DEFAULTS.tenantConcurrency,
     ),
+    tenantBacklog: count(env, 'PLANT_STORE_WEBHOOK_TENANT_BACKLOG', DEFAULTS.tenantBacklog),
     cacheMs: duration(env, 'PLANT_STORE_WEBHOOK_CACHE', DEFAULTS.cacheMs),
     deliver: flag(env, 'PLANT_STORE_WEBHOOK_DELIVER', true),
   };

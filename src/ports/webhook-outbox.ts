@@ -24,7 +24,8 @@ export interface PendingDelivery {
 export interface WebhookOutbox {
   /**
    * Claims at most `max` deliveries due at `now`, hiding them from other claims for `leaseMs`;
-   * at most `roomFor(tenant)` of one tenant (no bound when absent).
+   * at most `roomFor(tenant)` of one tenant (no bound when absent). However many deliveries a
+   * tenant without room has due, the other tenants' due deliveries are reached.
    */
   claim(
     now: Date,
@@ -36,6 +37,11 @@ export interface WebhookOutbox {
   complete(delivery: PendingDelivery): Promise<void>;
   /** Makes the delivery due again at `due`, having failed `attempts` times in all. */
   retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void>;
+  /**
+   * Forgets the tenant's oldest deliveries (by creation) so that at most `keep` are left (whole
+   * documents on MongoDB: a few more may go); resolves how many it forgot.
+   */
+  trim(tenant: string, keep: number): Promise<number>;
   /** Resolves how many deliveries are pending, of all tenants or of one; for monitoring and tests. */
   size(tenant?: string): Promise<number>;
   /** Releases what the outbox holds; it is not used afterwards. */

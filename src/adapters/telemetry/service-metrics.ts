@@ -90,6 +90,7 @@ export class ServiceMetrics {
   readonly rateLimited: Counter<'limit'>;
   readonly limiterFallbacks: Counter<'limit'>;
   readonly quotaRefused: Counter;
+  readonly webhooksDropped: Counter;
 
   constructor({
     registry,
@@ -160,6 +161,10 @@ export class ServiceMetrics {
     this.quotaRefused = counter(
       'quota_refused_total',
       'Creates refused because the tenant holds its quota of plants (403 40302)',
+    );
+    this.webhooksDropped = counter(
+      'webhook_deliveries_dropped_total',
+      "Webhook deliveries dropped, oldest first, over a tenant's bound (PLANT_STORE_WEBHOOK_TENANT_BACKLOG)",
     );
     if (inFlight !== undefined) {
       const help = 'HTTP requests received and not answered yet';

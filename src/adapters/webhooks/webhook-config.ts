@@ -15,6 +15,8 @@ export interface WebhookConfig {
   concurrency: number;
   /** Deliveries in flight in this process for one tenant: a slow receiver holds no more. */
   tenantConcurrency: number;
+  /** Deliveries one tenant may have pending; beyond them its oldest are dropped (logged, counted). */
+  tenantBacklog: number;
   /** How long a process trusts its copy of the subscriptions (MongoDB). */
   cacheMs: number;
   /**
@@ -33,6 +35,7 @@ export const DEFAULT_WEBHOOK_CONFIG: Readonly<WebhookConfig> = {
   leaseMs: 60_000,
   concurrency: 64,
   tenantConcurrency: 8,
+  tenantBacklog: 10_000,
   cacheMs: 1_000,
   deliver: true,
 };

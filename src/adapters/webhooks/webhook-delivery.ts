@@ -16,6 +16,8 @@ export class WebhookDelivery implements PlantEvents {
   constructor(
     private readonly settings: WebhookConfig,
     private readonly logger: Logger,
+    /** Counts deliveries dropped over a tenant's backlog bound. */
+    private readonly dropped?: { inc(count: number): void },
   ) {}
 
   /** Starts delivering from the storage's outbox, unless `deliver` is off or it has no webhooks. */
@@ -32,6 +34,7 @@ export class WebhookDelivery implements PlantEvents {
       sender,
       config: this.settings,
       logger: this.logger,
+      ...(this.dropped && { dropped: this.dropped }),
     });
     this.dispatcher.start();
   }

@@ -15,10 +15,15 @@ export interface DispatcherDeps {
   };
   config: WebhookConfig;
   logger: Logger;
+  /** Counts deliveries dropped over a tenant's backlog bound (a metric). */
+  dropped?: { inc(count: number): void };
 }
 
 // A success is written back at most this often per subscription, so that healthy receivers cost no writes.
 const SUCCESS_WRITE_MS = 60_000;
+// A tenant's backlog is held to its bound when its deliveries are claimed, at most once in this
+// many polls (10 s by default).
+const TRIM_POLLS = 10;
 
 /**
  * Delivers what the outbox holds, in this process: polls for due deliveries (and looks at once
@@ -43,6 +48,7 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perTenant = new Map<string, number>();
   private readonly cache = new Map<string, { at: number; subscription?: WebhookSubscription }>();
+  private readonly trimmed = new Map<string, number>();
 
   /** One tenant's share of the slots: with 8 in all and 8 per tenant, a stuck receiver held all 8. */
   private readonly tenantLimit: number;
@@ -167,6 +173,7 @@ export class WebhookDispatcher {
       (tenant) => this.tenantLimit - (this.perTenant.get(tenant) ?? 0),
     );
     for (const delivery of claimed) {
+      this.trim(delivery.tenant);
       const busy = this.perTenant.get(delivery.tenant) ?? 0;
       if (busy >= this.tenantLimit) {
         // Handed back untried: the tenant's receiver is still busy with earlier ones.
@@ -185,6 +192,28 @@ export class WebhookDispatcher {
       );
     }
     return claimed.length >= room;
+  }
+
+  /** Drops the tenant's oldest deliveries beyond its bound: when first claimed, then now and then. */
+  private trim(tenant: string): void {
+    const { outbox, config, logger, dropped } = this.deps;
+    if (Date.now() - (this.trimmed.get(tenant) ?? -Infinity) < TRIM_POLLS * config.pollMs) return;
+    if (this.trimmed.size > 10_000) this.trimmed.clear();
+    this.trimmed.set(tenant, Date.now());
+    // Tracked so that stop() waits for it; one that fails is tried again at the next check.
+    this.track(
+      outbox.trim(tenant, config.tenantBacklog).then(
+        (count) => {
+          if (count === 0) return;
+          dropped?.inc(count);
+          logger.warn(
+            { tenant, dropped: count, bound: config.tenantBacklog },
+            'webhook deliveries dropped: the tenant had more pending than its bound; the oldest went',
+          );
+        },
+        () => void this.trimmed.delete(tenant),
+      ),
+    );
   }
 
   private track(work: Promise<void>): void {

@@ -135,6 +135,29 @@ export function describeWebhookOutboxContract(name: string, harness: WebhookOutb
       expect(rest.filter((d) => d.tenant === b.tenant)).to.have.length(1);
     });
 
+    it('when one tenant has thousands due and no room, then a claim still reaches the deliveries of a tenant after it', async function () {
+      this.timeout(60_000);
+      // 20 subscriptions x 250 plants: 5,000 deliveries due, all due before the other tenant's one.
+      const busy = await tenantWith(20);
+      for (let first = 1; first <= 250; first += 50) {
+        await Promise.all(
+          Array.from({ length: 50 }, (_, i) => {
+            const id = BigInt(first + i);
+            return storage.plants.insert(busy.tenant, plant(id), created(id));
+          }),
+        );
+      }
+      const other = await tenantWith(1);
+      await createPlants(other.tenant, 1);
+
+      const claimed = await outbox.claim(new Date(Date.now() + 1000), 8, LEASE_MS, (tenant) =>
+        tenant === busy.tenant ? 0 : Infinity,
+      );
+
+      expect(claimed.map((d) => d.tenant)).to.deep.equal([other.tenant]);
+      expect(await outbox.size(busy.tenant)).to.equal(5000);
+    });
+
     it('when a tenant has no room, then none of its deliveries is claimed', async () => {
       const { tenant } = await tenantWith(1);
       await createPlants(tenant, 2);
@@ -235,6 +258,27 @@ export function describeWebhookOutboxContract(name: string, harness: WebhookOutb
       await outbox.complete(kept);
       expect(await outbox.size(tenant)).to.equal(0);
       expect(await outbox.claim(later(now, 10 * LEASE_MS), 10, LEASE_MS)).to.deep.equal([]);
+    });
+
+    it('when a tenant holds more deliveries than trim keeps, then its oldest are forgotten and the rest, and other tenants, stay', async () => {
+      const { tenant } = await tenantWith(1);
+      const other = await tenantWith(1);
+      await createPlants(tenant, 5);
+      await createPlants(other.tenant, 2);
+      const now = new Date();
+      const all = await outbox.claim(now, 10, 1000, only(tenant));
+
+      expect(await outbox.trim(tenant, 3)).to.equal(2);
+
+      expect(await outbox.size(tenant)).to.equal(3);
+      expect(await outbox.size(other.tenant)).to.equal(2);
+      expect(await outbox.trim(tenant, 3)).to.equal(0);
+      const left = await outbox.claim(later(now, 1001), 10, LEASE_MS, only(tenant));
+      const gone = all.filter((d) => !left.some((kept) => kept.key === d.key));
+      expect(left).to.have.length(3);
+      expect(gone).to.have.length(2);
+      const newestGone = Math.max(...gone.map((d) => d.createdAt.getTime()));
+      for (const kept of left) expect(kept.createdAt.getTime()).to.be.at.least(newestGone);
     });
 
     it("when deliveries of several tenants are pending, then size counts all of them and each tenant's", async () => {

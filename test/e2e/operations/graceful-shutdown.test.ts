@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
@@ -183,5 +186,50 @@ describe('graceful shutdown (a service process, raw sockets)', function () {
         redis.disconnect();
       }
     });
+  });
+});
+
+describe('logging to a full disk (stdout redirected to a file on a full tmpfs)', function () {
+  this.timeout(60_000);
+  const mount = `/tmp/plant-store-full-stdout-${randomUUID()}`;
+  before(() => {
+    mkdirSync(mount);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount]);
+    // Filled to the last byte: every write of the service's stdout fails with ENOSPC.
+    try {
+      writeFileSync(`${mount}/fill`, Buffer.alloc(1 << 20));
+    } catch (error) {
+      expect((error as NodeJS.ErrnoException).code).to.equal('ENOSPC');
+    }
+  });
+  after(() => {
+    // Lazily: a process of a failed test may still hold its stdout there.
+    execFileSync('umount', ['--lazy', mount]);
+    rmSync(mount, { recursive: true, force: true });
+  });
+
+  it('when every log line fails to be written, then requests are still answered and SIGTERM ends the process within its grace period', async () => {
+    const service = await startService(
+      { LOG_LEVEL: 'info', PLANT_STORE_TOKENS: TOKENS, PLANT_STORE_SHUTDOWN_GRACE_SECONDS: '2' },
+      undefined,
+      { prefix: ['sh', '-c', `exec "$0" "$@" > ${mount}/stdout.log`] },
+    );
+    try {
+      // An access line each, and 64 KB of names logged nowhere: each write fails.
+      for (let id = 1; id <= 200; id++) {
+        const response = await fetch(`http://127.0.0.1:${service.port}/plants`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ id, name: `plant ${id}` }),
+          signal: AbortSignal.timeout(5000),
+        });
+        expect(response.status).to.equal(200);
+      }
+      const started = Date.now();
+      expect(await service.stop(), 'exit code (null: killed after 5 s)').to.equal(0);
+      expect(Date.now() - started).to.be.below(2000 + 1000);
+    } finally {
+      await service.kill();
+    }
   });
 });

@@ -29,7 +29,7 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
         TENANTS.map((tenant) => ({
           token: `share-token-for-${tenant}`,
           tenant,
-          scopes: ['plants:write'],
+          scopes: ['plants:write', 'metrics:read'],
         })),
       ),
       PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -88,5 +88,37 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
 
     expect(waitedMs, 'ms the other tenant’s delivery waited').to.be.below(TIMEOUT_MS / 2);
     expect(new Set(stuck.ids).size, 'deliveries the stuck receiver holds').to.equal(4);
+  });
+
+  it('when one tenant has 1,200 deliveries due behind a receiver that never answers, then another tenant’s is delivered at once, and the stuck backlog is cut to its bound', async () => {
+    env.PLANT_STORE_WEBHOOK_TENANT_BACKLOG = '1000';
+    const stuck = await WebhookReceiver.start();
+    stuck.mode = 'hang';
+    const waiting = await WebhookReceiver.start();
+    receivers.push(stuck, waiting);
+    await subscribe('stuck', stuck);
+    await subscribe('waiting', waiting);
+    service = await startService(env);
+
+    // More due than a claim once looked at beyond its free slots (1,000): the later tenant's one
+    // was never reached.
+    for (let first = 1; first <= 1200; first += 40) {
+      await Promise.all(Array.from({ length: 40 }, (_, i) => create('stuck', first + i)));
+    }
+    await eventually(() => stuck.ids.length >= 4, 3000, 'the stuck receiver holding deliveries');
+    const started = Date.now();
+    await create('waiting', 10_000);
+    await eventually(() => waiting.received.length === 1, TIMEOUT_MS * 2, 'the other delivery');
+
+    expect(Date.now() - started, 'ms the other tenant’s delivery waited').to.be.below(
+      TIMEOUT_MS / 2,
+    );
+    await service.waitFor(
+      /"tenant":"stuck","dropped":\d+,"bound":1000,"msg":"webhook deliveries dropped/,
+    );
+    const metrics = await fetch(`http://127.0.0.1:${service.port}/metrics`, {
+      headers: { Authorization: 'Bearer share-token-for-stuck' },
+    });
+    expect(await metrics.text()).to.match(/^plant_store_webhook_deliveries_dropped_total [1-9]/m);
   });
 });

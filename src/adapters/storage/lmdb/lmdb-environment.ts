@@ -38,7 +38,7 @@ export interface LmdbDatabases {
   readonly webhookIndex: Database<true, Buffer>;
   /** tenant prefix + delivery key -> the delivery. */
   readonly deliveries: Database<unknown, Buffer>;
-  /** due ms (8 bytes) + tenant prefix + delivery key -> true: what the outbox claims from. */
+  /** 1 + tenant prefix + due ms (8 bytes) + delivery key -> true: what the outbox claims from. */
   readonly due: Database<true, Buffer>;
   /** Readiness' probe. */
   readonly meta: Database<unknown, string>;

@@ -10,28 +10,41 @@ import type { LmdbWriter } from './lmdb-writer.js';
 /** One delivery as stored; `due` is also in the due index's key. */
 type StoredDelivery = DeliveryRecord & { at: number; due: number };
 
-// A claim looks at this many due entries beyond `max` at most, skipping tenants without room.
-const SCAN_SLACK = 1000;
 // Above every byte of UTF-8: the end of a range of keys that go on with UTF-8.
 const END = Buffer.from([0xff]);
+// The due index's keys: this byte, the tenant's prefix, due ms (8 bytes), the delivery key, so
+// that a claim takes each tenant's due deliveries apart. Keys starting below it are the time-first
+// keys of earlier versions, moved by the next claim.
+const BY_TENANT = Buffer.from([1]);
 
 const deliveryKey = (prefix: Buffer, key: string): Buffer =>
   Buffer.concat([prefix, Buffer.from(key, 'utf8')]);
 
-function dueKey(due: number, delivery: Buffer): Buffer {
-  const key = Buffer.allocUnsafe(8 + delivery.length);
-  key.writeBigUInt64BE(BigInt(Math.max(0, Math.trunc(due))), 0);
-  delivery.copy(key, 8);
-  return key;
+const prefixLength = (delivery: Buffer, at = 0): number => 2 + delivery.readUInt16BE(at);
+
+function time(due: number): Buffer {
+  const bytes = Buffer.allocUnsafe(8);
+  bytes.writeBigUInt64BE(BigInt(Math.max(0, Math.trunc(due))), 0);
+  return bytes;
 }
 
-/** The tenant and the delivery key of a due index key (8 bytes of time, the tenant's prefix, the key). */
+function dueKey(due: number, delivery: Buffer): Buffer {
+  const length = prefixLength(delivery);
+  return Buffer.concat([
+    BY_TENANT,
+    delivery.subarray(0, length),
+    time(due),
+    delivery.subarray(length),
+  ]);
+}
+
+/** The delivery's key (tenant prefix and key) in a due index key, and the tenant's and key's text. */
 function splitDue(key: Buffer): { tenant: string; key: string; delivery: Buffer } {
-  const length = key.readUInt16BE(8);
+  const end = 1 + prefixLength(key, 1);
   return {
-    tenant: key.toString('utf8', 10, 10 + length),
-    key: key.toString('utf8', 10 + length),
-    delivery: key.subarray(8),
+    tenant: key.toString('utf8', 3, end),
+    key: key.toString('utf8', end + 8),
+    delivery: Buffer.concat([key.subarray(1, end), key.subarray(end + 8)]),
   };
 }
 
@@ -64,8 +77,8 @@ export function recordEvent(
 }
 
 /**
- * The deliveries the plant store recorded, in the environment: one entry each, and an index by due
- * time. A claim runs in the environment's write transaction, which every process shares, so that
+ * The deliveries the plant store recorded, in the environment: one entry each, and an index by
+ * tenant and due time. A claim runs in the environment's write transaction, which every process shares, so that
  * of two instances (or processes) only one claims each delivery; it moves the delivery's due time
  * to the lease's end, so that a lost lease makes it due again.
  */
@@ -75,6 +88,9 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
     private readonly writer: LmdbWriter,
   ) {}
 
+  /** Where the next claim's walk over the tenants starts: after the tenant last served. */
+  private next: Buffer = BY_TENANT;
+
   claim(
     now: Date,
     max: number,
@@ -82,32 +98,60 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
     roomFor: (tenant: string) => number = () => Infinity,
   ): Promise<PendingDelivery[]> {
     const until = now.getTime() + leaseMs;
-    const end = dueKey(now.getTime() + 1, Buffer.alloc(0));
-    // Nothing due (the usual poll): no write transaction, no flush.
-    if (this.dbs.due.getKeysCount({ end, limit: 1 }) === 0) return Promise.resolve([]);
-    return this.writer.write(() => {
-      const taken = new Map<string, number>();
-      const claimed: { due: Buffer; delivery: Buffer; tenant: string; key: string }[] = [];
-      for (const due of this.dbs.due.getKeys({ end, limit: max + SCAN_SLACK })) {
-        if (claimed.length >= max) break;
-        const { tenant, key, delivery } = splitDue(due);
-        const count = taken.get(tenant) ?? 0;
-        if (count >= roomFor(tenant)) continue;
-        taken.set(tenant, count + 1);
-        claimed.push({ due, delivery, tenant, key });
+    const { due } = this.dbs;
+    const legacy = () => due.getKeysCount({ end: BY_TENANT, limit: 1 }) > 0;
+    // Each tenant with room, from where the last claim stopped: its due keys, up to its room.
+    const pick = (): { picked: Buffer[]; next: Buffer } => {
+      const picked: Buffer[] = [];
+      for (const prefix of this.tenants()) {
+        const room = Math.min(max - picked.length, roomFor(prefix.toString('utf8', 2)));
+        if (room <= 0) continue;
+        const start = Buffer.concat([BY_TENANT, prefix]);
+        const end = Buffer.concat([start, time(now.getTime() + 1)]);
+        picked.push(...due.getKeys({ start, end, limit: room }));
+        if (picked.length >= max) return { picked, next: Buffer.concat([start, END]) };
       }
+      return { picked, next: this.next };
+    };
+    // Nothing due (the usual poll): no write transaction, no flush.
+    if (!legacy() && pick().picked.length === 0) return Promise.resolve([]);
+    return this.writer.write(() => {
+      for (const old of legacy() ? due.getKeys({ end: BY_TENANT }) : []) {
+        void due.remove(old);
+        void due.put(dueKey(Number(old.readBigUInt64BE(0)), old.subarray(8)), true);
+      }
+      const { picked, next } = pick();
+      this.next = next;
       const deliveries: PendingDelivery[] = [];
-      for (const { due, delivery, tenant, key } of claimed) {
-        void this.dbs.due.remove(due);
+      for (const dueAt of picked) {
+        const { tenant, key, delivery } = splitDue(dueAt);
+        void due.remove(dueAt);
         const stored = this.dbs.deliveries.get(delivery) as StoredDelivery | undefined;
         if (stored === undefined) continue;
         void this.dbs.deliveries.put(delivery, { ...stored, due: until });
-        void this.dbs.due.put(dueKey(until, delivery), true);
+        void due.put(dueKey(until, delivery), true);
         const pending = toPendingDelivery(tenant, key, stored);
         if (pending !== undefined) deliveries.push(pending);
       }
       return deliveries;
     });
+  }
+
+  /** The prefixes of the tenants with deliveries in the due index, from `next` round to it. */
+  private *tenants(): Generator<Buffer> {
+    for (const [from, to] of [
+      [this.next, END],
+      [BY_TENANT, this.next],
+    ] as const) {
+      let start = from;
+      for (;;) {
+        const [key] = this.dbs.due.getKeys({ start, end: to, limit: 1 });
+        if (key === undefined) break;
+        const prefix = key.subarray(1, 1 + prefixLength(key, 1));
+        yield prefix;
+        start = Buffer.concat([BY_TENANT, prefix, END]);
+      }
+    }
   }
 
   async complete(delivery: PendingDelivery): Promise<void> {
@@ -128,6 +172,26 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
       void this.dbs.due.remove(dueKey(stored.due, key));
       void this.dbs.deliveries.put(key, { ...stored, due: due.getTime(), attempts });
       void this.dbs.due.put(dueKey(due.getTime(), key), true);
+    });
+  }
+
+  async trim(tenant: string, keep: number): Promise<number> {
+    const prefix = tenantPrefix(tenant);
+    const range = () => ({ start: prefix, end: Buffer.concat([prefix, END]) });
+    if (this.dbs.deliveries.getCount(range()) <= keep) return 0;
+    return this.writer.write(() => {
+      const all = [...this.dbs.deliveries.getRange(range())] as {
+        key: Buffer;
+        value: StoredDelivery;
+      }[];
+      const oldest = all
+        .sort((a, b) => Number(a.value.at) - Number(b.value.at))
+        .slice(0, Math.max(0, all.length - keep));
+      for (const { key, value } of oldest) {
+        void this.dbs.due.remove(dueKey(value.due, key));
+        void this.dbs.deliveries.remove(key);
+      }
+      return oldest.length;
     });
   }
 

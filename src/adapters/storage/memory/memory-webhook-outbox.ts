@@ -111,6 +111,15 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     pending.set(entry.key, entry);
   }
 
+  async trim(tenant: string, keep: number): Promise<number> {
+    const pending = [...(this.byTenant.get(tenant)?.values() ?? [])];
+    const oldest = pending
+      .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+      .slice(0, Math.max(0, pending.length - keep));
+    for (const entry of oldest) await this.complete(entry);
+    return oldest.length;
+  }
+
   async size(tenant?: string): Promise<number> {
     if (tenant === undefined) return this.entries.size;
     return this.byTenant.get(tenant)?.size ?? 0;

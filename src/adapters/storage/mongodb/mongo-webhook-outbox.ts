@@ -54,19 +54,32 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     roomFor: (tenant: string) => number = () => Infinity,
   ): Promise<PendingDelivery[]> {
     const until = new Date(now.getTime() + leaseMs);
-    const documents = (await withinDeadline(() =>
-      this.plants
-        .find({ due: { $lte: now } }, { projection: { tenant: 1, due: 1 }, limit: max })
-        .toArray(),
-    )) as Stored[];
+    // Due documents of the tenants with room: a tenant found without room is left out of the next
+    // look, so that however many it has due, the others' are reached.
     const taken = new Map<string, number>();
-    const ids = documents.flatMap((document) => {
-      // A tenant over its bound is left unclaimed, for a later look or another instance.
-      const count = taken.get(document.tenant) ?? 0;
-      if (count >= roomFor(document.tenant)) return [];
-      taken.set(document.tenant, count + 1);
-      return [document._id];
-    });
+    const full = new Set<string>();
+    const ids: ObjectId[] = [];
+    for (;;) {
+      const want = max - ids.length;
+      const filter = {
+        due: { $lte: now },
+        ...(full.size > 0 && { tenant: { $nin: [...full] }, _id: { $nin: ids } }),
+      };
+      const documents = (await withinDeadline(() =>
+        this.plants.find(filter, { projection: { tenant: 1 }, limit: want }).toArray(),
+      )) as Stored[];
+      const before = full.size;
+      for (const { _id, tenant } of documents) {
+        const count = taken.get(tenant) ?? 0;
+        if (count < roomFor(tenant)) {
+          taken.set(tenant, count + 1);
+          ids.push(_id);
+        }
+        if (count + 1 >= roomFor(tenant)) full.add(tenant);
+      }
+      // Another look only when this one was cut by its limit and met tenants without room.
+      if (ids.length >= max || documents.length < want || full.size === before) break;
+    }
     if (ids.length === 0) return [];
     // One update for the batch, conditioned on still being due; the lease token then tells which
     // documents this claim moved, and not another instance's.
@@ -201,6 +214,35 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         ? { $unset: { pending: '' as const, due: '' as const } }
         : { $set: { due: new Date(Math.min(...entries.map((entry) => entry.due.getTime()))) } };
     await withinDeadline(() => this.plants.updateOne({ _id }, update));
+  }
+
+  async trim(tenant: string, keep: number): Promise<number> {
+    const documents = (await withinDeadline(() =>
+      this.plants
+        .find({ tenant, due: { $exists: true } }, { projection: { pending: 1 } })
+        .toArray(),
+    )) as Stored[];
+    const held = documents.map(({ _id, pending = {} }) => {
+      const entries = Object.values(pending);
+      return { _id, count: entries.length, at: Math.min(...entries.map((e) => e.at.getTime())) };
+    });
+    const over = held.reduce((sum, { count }) => sum + count, 0) - keep;
+    let forgotten = 0;
+    const dropped: ObjectId[] = [];
+    // Oldest first, a document's deliveries all together (they are of one event).
+    for (const { _id, count } of held.sort((a, b) => a.at - b.at)) {
+      if (forgotten >= over) break;
+      dropped.push(_id);
+      forgotten += count;
+    }
+    if (dropped.length === 0) return 0;
+    await withinDeadline(() =>
+      this.plants.updateMany(
+        { _id: { $in: dropped } },
+        { $unset: { pending: '', due: '', lease: '' } },
+      ),
+    );
+    return forgotten;
   }
 
   async size(tenant?: string): Promise<number> {

@@ -171,6 +171,23 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     );
   }
 
+  async trim(tenant: string, keep: number): Promise<number> {
+    const keys = webhookKeys(this.prefix, tenant);
+    if ((await this.bounded(this.client.zcard(keys.outbox))) <= keep) return 0;
+    const all = Object.entries(await this.bounded(this.client.hgetall(keys.deliveries)));
+    const oldest = all
+      .map(([key, json]) => ({ key, at: Number((JSON.parse(json) as Stored).at) }))
+      .sort((a, b) => a.at - b.at)
+      .slice(0, Math.max(0, all.length - keep))
+      .map(({ key }) => key);
+    // In batches: Lua's unpack takes some thousands of values at most.
+    for (let i = 0; i < oldest.length; i += COMPLETE_BATCH) {
+      const batch = oldest.slice(i, i + COMPLETE_BATCH);
+      await this.bounded(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch));
+    }
+    return oldest.length;
+  }
+
   async size(tenant?: string): Promise<number> {
     const counts = await Promise.all(
       (tenant === undefined ? await this.tenants() : [tenant]).map((tenant) =>

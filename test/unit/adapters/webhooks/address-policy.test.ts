@@ -132,8 +132,11 @@ describe('the webhook address policy', () => {
       PLANT_STORE_WEBHOOK_DISABLE_AFTER: '3d',
       PLANT_STORE_WEBHOOK_ALLOW_PRIVATE: 'true',
       PLANT_STORE_WEBHOOK_DELIVER: 'false',
+      PLANT_STORE_WEBHOOK_TENANT_BACKLOG: '500',
     });
     expect(config.deliver).to.equal(false);
+    expect(config.tenantBacklog).to.equal(500);
+    expect(loadWebhookConfig({}).tenantBacklog).to.equal(10_000);
     expect(loadWebhookConfig({}).deliver).to.equal(true);
     expect(() =>
       loadConfig({ PLANT_STORE_WEBHOOK_DELIVER: 'false', PLANT_STORE_STORAGE: 'memory' }),
