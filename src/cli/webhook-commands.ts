@@ -1,13 +1,11 @@
-import { parseArgs } from 'node:util';
 import { printableText } from '../domain/printable-text.js';
-import type { WebhookSubscription } from '../domain/webhook.js';
-import type { Config } from '../config/index.js';
-import { sharedStorageConfig } from './shared-storage.js';
-import { WebhookRequestError } from '../domain/webhook.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
+import type { Config } from '../config/index.js';
+import { iso, printTable, type Command, type Io, type Run } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
-import type { Io } from './token-commands.js';
+import { parseOptions } from './parse-options.js';
+import { withSharedStorage } from './shared-storage.js';
 
 export const WEBHOOKS_HELP = `Usage: plant-store webhooks <command> [options]
 
@@ -24,7 +22,7 @@ Commands:
 
 Run "plant-store webhooks <command> --help" for a command's options.`;
 
-export const ADD_HELP = `Usage: plant-store webhooks add --tenant T --url URL [--event plant.created] [--json]
+const ADD_HELP = `Usage: plant-store webhooks add --tenant T --url URL [--event plant.created] [--json]
 
 Subscribes URL to the tenant's events (default plant.created) and prints the signing secret
 (whsec_...) on stdout, once. The URL must be https unless PLANT_STORE_WEBHOOK_ALLOW_PRIVATE=true.
@@ -36,7 +34,7 @@ Options:
   --json         print the subscription with its secret as JSON
   -h, --help     show this help`;
 
-export const WEBHOOK_LIST_HELP = `Usage: plant-store webhooks list [--tenant T] [--json]
+const WEBHOOK_LIST_HELP = `Usage: plant-store webhooks list [--tenant T] [--json]
 
 Shows id, tenant, URL, events, status, consecutive failures, last success and last error of each
 subscription, oldest first. Never shows a secret.`;
@@ -45,15 +43,10 @@ const ID_HELP = (command: string, what: string) => `Usage: plant-store webhooks 
 
 ${what} Exits 3 when no subscription has this id.`;
 
-const iso = (date: Date | undefined): string =>
-  date === undefined ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+type WebhookCommand = (admin: WebhookAdministration, args: string[], io: Io) => Promise<number>;
 
-const withoutSecret = ({ secret: _secret, ...rest }: WebhookSubscription) => rest;
-
-type Command = (admin: WebhookAdministration, args: string[], io: Io) => Promise<number>;
-
-async function add(admin: WebhookAdministration, args: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
+const add: WebhookCommand = async (admin, args, io) => {
+  const { values } = parseOptions({
     args,
     options: {
       tenant: { type: 'string' },
@@ -63,36 +56,32 @@ async function add(admin: WebhookAdministration, args: string[], io: Io): Promis
     },
   });
   if (values.url === undefined) throw new UsageError('a receiver URL is required (--url URL)');
-  let subscription: WebhookSubscription;
-  try {
-    subscription = await admin.add({
-      tenant: values.tenant ?? '',
-      url: values.url,
-      events: values.event ?? [],
-    });
-  } catch (error) {
-    if (error instanceof WebhookRequestError) throw new UsageError(error.message);
-    throw error;
-  }
+  const subscription = await admin.add({
+    tenant: values.tenant ?? '',
+    url: values.url,
+    events: values.event ?? [],
+  });
   io.out(values.json ? JSON.stringify(subscription) : subscription.secret);
   io.err(
     `plant-store: added webhook ${subscription.id} for tenant "${subscription.tenant}" ` +
       `(${subscription.events.join(' ')}) to ${subscription.url}. The secret is shown once: store it now.`,
   );
   return EXIT.ok;
-}
+};
 
-async function list(admin: WebhookAdministration, args: string[], io: Io): Promise<number> {
-  const { values } = parseArgs({
+const list: WebhookCommand = async (admin, args, io) => {
+  const { values } = parseOptions({
     args,
     options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
   });
-  const subscriptions = (await admin.list(values.tenant)).map(withoutSecret);
+  const subscriptions = (await admin.list(values.tenant)).map(
+    ({ secret: _secret, ...rest }) => rest,
+  );
   if (values.json) {
     io.out(JSON.stringify(subscriptions));
     return EXIT.ok;
   }
-  const rows = [
+  printTable(io, [
     ['ID', 'TENANT', 'URL', 'EVENTS', 'STATUS', 'FAILURES', 'LAST SUCCESS', 'LAST ERROR'],
     ...subscriptions.map((s) => [
       s.id,
@@ -107,112 +96,88 @@ async function list(admin: WebhookAdministration, args: string[], io: Io): Promi
         : // Escaped again here: a record written before excerpts were escaped may hold controls.
           `${iso(s.health.lastAttemptAt)} ${printableText(s.health.lastError)}`,
     ]),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows) {
-    io.out(
-      row
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
-  }
+  ]);
   return EXIT.ok;
-}
-
-/** The commands that take one subscription id. */
-function byId(
-  act: (
-    admin: WebhookAdministration,
-    id: string,
-  ) => Promise<WebhookSubscription | boolean | undefined>,
-  done: (subscription: WebhookSubscription | boolean, io: Io, id: string) => void,
-): Command {
-  return async (admin, args, io) => {
-    const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
-    const id = positionals[0] ?? '';
-    if (positionals.length !== 1 || !SUBSCRIPTION_ID.test(id)) {
-      throw new UsageError('one subscription id (wh_ and 16 hex digits) is required');
-    }
-    const result = await act(admin, id);
-    if (result === undefined || result === false) {
-      io.err(`plant-store: no webhook with id ${id}`);
-      return EXIT.notFound;
-    }
-    done(result, io, id);
-    return EXIT.ok;
-  };
-}
-
-export const WEBHOOK_COMMANDS: Record<string, { run: Command; help: string }> = {
-  add: { run: add, help: ADD_HELP },
-  list: { run: list, help: WEBHOOK_LIST_HELP },
-  remove: {
-    run: byId(
-      (admin, id) => admin.remove(id),
-      (_, io, id) => io.out(`removed webhook ${id}`),
-    ),
-    help: ID_HELP(
-      'remove',
-      'Deletes the subscription; deliveries still pending for it are dropped.',
-    ),
-  },
-  'rotate-secret': {
-    run: byId(
-      (admin, id) => admin.rotateSecret(id),
-      (subscription, io, id) => {
-        io.out((subscription as WebhookSubscription).secret);
-        io.err(
-          `plant-store: new secret for webhook ${id}; deliveries are signed with it from now on.`,
-        );
-      },
-    ),
-    help: ID_HELP('rotate-secret', 'Replaces the signing secret and prints the new one, once.'),
-  },
-  enable: {
-    run: byId(
-      (admin, id) => admin.enable(id),
-      (_, io, id) => io.out(`enabled webhook ${id}; held deliveries are sent again`),
-    ),
-    help: ID_HELP('enable', 'Enables the subscription again and forgets its failures.'),
-  },
-  disable: {
-    run: byId(
-      (admin, id) => admin.disable(id),
-      (_, io, id) => io.out(`disabled webhook ${id}; new events are not recorded for it`),
-    ),
-    help: ID_HELP('disable', 'Stops recording events for it; pending deliveries are held.'),
-  },
 };
 
-/** `plant-store webhooks ...`: resolves the exit code; usage errors and failures propagate. */
-export async function runWebhookCommand(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
+/** The one subscription id that `remove`, `rotate-secret`, `enable` and `disable` take. */
+function subscriptionId(args: string[]): string {
+  const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
+  const [id = ''] = positionals;
+  if (positionals.length !== 1 || !SUBSCRIPTION_ID.test(id)) {
+    throw new UsageError('one subscription id (wh_ and 16 hex digits) is required');
+  }
+  return id;
+}
+
+function notFound(io: Io, id: string): number {
+  io.err(`plant-store: no webhook with id ${id}`);
+  return EXIT.notFound;
+}
+
+const remove: WebhookCommand = async (admin, args, io) => {
+  const id = subscriptionId(args);
+  if (!(await admin.remove(id))) return notFound(io, id);
+  io.out(`removed webhook ${id}`);
+  return EXIT.ok;
+};
+
+const rotateSecret: WebhookCommand = async (admin, args, io) => {
+  const id = subscriptionId(args);
+  const subscription = await admin.rotateSecret(id);
+  if (subscription === undefined) return notFound(io, id);
+  io.out(subscription.secret);
+  io.err(`plant-store: new secret for webhook ${id}; deliveries are signed with it from now on.`);
+  return EXIT.ok;
+};
+
+const enable: WebhookCommand = async (admin, args, io) => {
+  const id = subscriptionId(args);
+  if ((await admin.enable(id)) === undefined) return notFound(io, id);
+  io.out(`enabled webhook ${id}; held deliveries are sent again`);
+  return EXIT.ok;
+};
+
+const disable: WebhookCommand = async (admin, args, io) => {
+  const id = subscriptionId(args);
+  if ((await admin.disable(id)) === undefined) return notFound(io, id);
+  io.out(`disabled webhook ${id}; new events are not recorded for it`);
+  return EXIT.ok;
+};
+
+/** `webhooks add`, `list`, `remove`, `rotate-secret`, `enable` and `disable`, over what `open` gives. */
+export function webhookCommands(
   open: (
     config: Config,
   ) => Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>,
-): Promise<number> {
-  const [sub, ...args] = argv;
-  if (sub === undefined) {
-    throw new UsageError('webhooks needs a command: add, list, remove, rotate-secret or enable');
-  }
-  if (sub === '--help' || sub === '-h') {
-    io.out(WEBHOOKS_HELP);
-    return EXIT.ok;
-  }
-  const command = Object.hasOwn(WEBHOOK_COMMANDS, sub) ? WEBHOOK_COMMANDS[sub] : undefined;
-  if (command === undefined) throw new UsageError(`unknown webhooks command "${sub}"`);
-  // Help needs no configuration and opens no storage.
-  if (args.includes('--help') || args.includes('-h')) {
-    io.out(command.help);
-    return EXIT.ok;
-  }
-  const administration = await open(sharedStorageConfig(env, 'webhook subscriptions'));
-  try {
-    return await command.run(administration.webhookAdministration, [...args], io);
-  } finally {
-    await administration.close();
-  }
+): Record<string, Command> {
+  const over =
+    (command: WebhookCommand): Run =>
+    (args, env, io) =>
+      withSharedStorage(env, 'webhook subscriptions', open, ({ webhookAdministration }) =>
+        command(webhookAdministration, args, io),
+      );
+  return {
+    add: { help: ADD_HELP, run: over(add) },
+    list: { help: WEBHOOK_LIST_HELP, run: over(list) },
+    remove: {
+      help: ID_HELP(
+        'remove',
+        'Deletes the subscription; deliveries still pending for it are dropped.',
+      ),
+      run: over(remove),
+    },
+    'rotate-secret': {
+      help: ID_HELP('rotate-secret', 'Replaces the signing secret and prints the new one, once.'),
+      run: over(rotateSecret),
+    },
+    enable: {
+      help: ID_HELP('enable', 'Enables the subscription again and forgets its failures.'),
+      run: over(enable),
+    },
+    disable: {
+      help: ID_HELP('disable', 'Stops recording events for it; pending deliveries are held.'),
+      run: over(disable),
+    },
+  };
 }

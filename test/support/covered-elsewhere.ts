@@ -178,7 +178,7 @@ export const COVERED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
     'test/e2e/storage/lmdb-program.test.ts',
     'test/e2e/embedding/embedding-backup.test.ts',
   ],
-  'cli/duration.ts': ['test/e2e/cli/tokens.cli.test.ts'],
+  'cli/command.ts': ['test/unit/cli/run-cli.test.ts', 'test/e2e/cli/tokens.cli.test.ts'],
   'cli/exit-codes.ts': ['test/e2e/cli/cli-arguments.test.ts'],
   'cli/parse-options.ts': ['test/e2e/cli/cli-arguments.test.ts'],
   'cli/serve-options.ts': [

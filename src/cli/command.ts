@@ -1,0 +1,46 @@
+import { printableText } from '../domain/printable-text.js';
+
+/** Where a command writes: its answer on `out`, everything else on `err`. */
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+  /** Rewrites one status line (empty: clears it); present only when stderr is a terminal. */
+  progress?(line: string): void;
+}
+
+/** The process's stdout and stderr, a line at a time. */
+export const consoleIo: Io = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  // A reason may quote a file, a server or a receiver: none may write a control sequence to the
+  // operator's terminal.
+  err: (line) => process.stderr.write(`${printableText(line)}\n`),
+  // Progress only for a person at a terminal: a log or a pipe gets the summary line alone.
+  ...(process.stderr.isTTY && {
+    progress: (line: string) => process.stderr.write(`\r\x1b[K${line}`),
+  }),
+};
+
+/** Runs a command's arguments (without --help); resolves its exit code. */
+export type Run = (args: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<number>;
+
+/** A command: its help, and how it runs (absent: this application cannot run it). */
+export interface Command {
+  help: string;
+  run?: Run | undefined;
+}
+
+export const iso = (date: Date | undefined): string =>
+  date === undefined ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Prints rows as columns two spaces apart (`list` commands; the first row is the header). */
+export function printTable(io: Io, rows: string[][]): void {
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows) {
+    io.out(
+      row
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+}
