@@ -1,4 +1,5 @@
 import { printableText } from '../domain/printable-text.js';
+import type { Config } from '../config/index.js';
 
 /** Where a command writes: its answer on `out`, everything else on `err`. */
 export interface Io {
@@ -27,6 +28,12 @@ export type Run = (args: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<nu
 export interface Command {
   help: string;
   run?: Run | undefined;
+}
+
+/** A command of `tokens` or `webhooks`: it runs over what the group opens on the shared storage. */
+export interface SubCommand<Opened> {
+  help: string;
+  run(opened: Opened, args: string[], io: Io, config: Config): Promise<number>;
 }
 
 export const iso = (date: Date | undefined): string =>

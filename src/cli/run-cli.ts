@@ -2,15 +2,14 @@ import { readFileSync } from 'node:fs';
 import { isPlantError } from '../domain/errors.js';
 import { TokenRequestError } from '../domain/managed-token.js';
 import { WebhookRequestError } from '../domain/webhook.js';
-import type { TokenAdministration } from '../ports/token-administration.js';
-import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { ConfigError, type Config } from '../config/index.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
 import { BACKUP_HELP, backupCommand } from './backup-command.js';
-import type { Command, Io } from './command.js';
+import type { Command, Io, SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { SERVE_HELP, serveCommand, type ServeOptions } from './serve-options.js';
-import { TOKENS_HELP, tokenCommands } from './token-commands.js';
+import { sharedStorageConfig } from './shared-storage.js';
+import { TOKEN_COMMANDS, TOKENS_HELP, type OpenTokens } from './token-commands.js';
 import {
   EXPORT_HELP,
   exportCommand,
@@ -18,7 +17,7 @@ import {
   importCommand,
   type OpenPlantStore,
 } from './transfer-commands.js';
-import { WEBHOOKS_HELP, webhookCommands } from './webhook-commands.js';
+import { WEBHOOK_COMMANDS, WEBHOOKS_HELP, type OpenWebhooks } from './webhook-commands.js';
 
 export { consoleIo } from './command.js';
 
@@ -26,15 +25,10 @@ export { consoleIo } from './command.js';
 export interface CliApplication {
   /** Runs the service (in worker processes when asked); resolves once it listens, rejects when it cannot start. */
   serve(config: Config, options: ServeOptions): Promise<unknown>;
-  /** Opens the token administration over the configured storage, and how to release it. */
-  openTokenAdministration(
-    config: Config,
-  ): Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }>;
-  /** Opens webhook administration over the configured storage (absent: no `webhooks` command). */
-  openWebhookAdministration?(
-    config: Config,
-  ): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>;
-  /** Opens the configured storage's plant store (absent: no `export`, `import` and `backup` commands). */
+  openTokenAdministration: OpenTokens;
+  /** Absent: no `webhooks` command. */
+  openWebhookAdministration?: OpenWebhooks;
+  /** Absent: no `export`, `import` and `backup` commands. */
   openPlantStore?: OpenPlantStore;
 }
 
@@ -42,6 +36,29 @@ export interface CliApplication {
 interface TopCommand extends Command {
   summary: string;
   commands?: Record<string, Command> | undefined;
+}
+
+/** Commands of tokens or webhooks, each run over what `open` opens on the shared storage. */
+function onSharedStorage<Opened extends { close(): Promise<void> }>(
+  what: string,
+  open: (config: Config) => Promise<Opened>,
+  commands: Record<string, SubCommand<NoInfer<Opened>>>,
+): Record<string, Command> {
+  const over = ({ help, run }: SubCommand<Opened>): Command => ({
+    help,
+    run: async (args, env, io) => {
+      const config = sharedStorageConfig(env, what);
+      const opened = await open(config);
+      try {
+        return await run(opened, args, io, config);
+      } finally {
+        await opened.close();
+      }
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(commands).map(([name, command]) => [name, over(command)]),
+  );
 }
 
 /** Every command, in the order the help lists them. */
@@ -56,12 +73,14 @@ function commandsOf(app: CliApplication): Record<string, TopCommand> {
     tokens: {
       summary: 'create, list and revoke managed API tokens',
       help: TOKENS_HELP,
-      commands: tokenCommands(app.openTokenAdministration),
+      commands: onSharedStorage('managed tokens', app.openTokenAdministration, TOKEN_COMMANDS),
     },
     webhooks: {
       summary: 'add, list, remove and rotate webhook subscriptions (docs/webhooks.md)',
       help: WEBHOOKS_HELP,
-      commands: openWebhookAdministration && webhookCommands(openWebhookAdministration),
+      commands:
+        openWebhookAdministration &&
+        onSharedStorage('webhook subscriptions', openWebhookAdministration, WEBHOOK_COMMANDS),
     },
     export: {
       summary: 'write every plant as NDJSON, to stdout or a file (docs/operations.md)',
@@ -154,8 +173,10 @@ async function helpOrRun({ help, run }: Command, args: string[], env: NodeJS.Pro
   return wantsHelp(args) ? print(io, help) : run!(args, env, io);
 }
 
+/** Prints why the command line failed; resolves its exit code. */
 function failure(error: unknown, io: Io, usage: string, starting: boolean): number {
   const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
   // The administrations' refusals of a request are refusals of the command line.
   if (
     error instanceof UsageError ||
@@ -163,22 +184,16 @@ function failure(error: unknown, io: Io, usage: string, starting: boolean): numb
     error instanceof WebhookRequestError ||
     (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
   ) {
-    io.err(`plant-store: ${(error as Error).message}`);
+    io.err(`plant-store: ${message}`);
     io.err(`Run "plant-store ${usage === '' ? '' : `${usage} `}--help" for usage.`);
     return EXIT.usage;
   }
-  // Configuration errors are one line naming the variable; a failing start says so first.
-  if (error instanceof ConfigError || (error instanceof StorageOpenError && !starting)) {
-    io.err(`plant-store: ${error.message}`);
-    return EXIT.failure;
-  }
-  if (isPlantError(error) && !starting) {
-    // An operator may see what an HTTP caller may not: the cause names the file or server.
-    const { cause } = error;
-    io.err(`plant-store: ${cause instanceof Error ? cause.message : error.message}`);
-    return EXIT.failure;
-  }
-  const what = starting ? 'failed to start' : 'failed';
-  io.err(`plant-store: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+  // An operator may see what an HTTP caller may not: the cause names the file or server.
+  const cause = isPlantError(error) && error.cause instanceof Error ? error.cause.message : message;
+  if (error instanceof ConfigError) io.err(`plant-store: ${message}`);
+  else if (starting) io.err(`plant-store: failed to start: ${message}`);
+  else if (isPlantError(error) || error instanceof StorageOpenError)
+    io.err(`plant-store: ${cause}`);
+  else io.err(`plant-store: failed: ${message}`);
   return EXIT.failure;
 }

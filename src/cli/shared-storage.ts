@@ -2,7 +2,8 @@ import { ConfigError, loadConfig, type Config } from '../config/index.js';
 
 /**
  * The configuration of a command that acts on the store a server uses (tokens, webhooks, export,
- * import): refused on the memory storage, which keeps everything inside the serving process.
+ * import): refused, in one line, on the memory storage, which keeps everything inside the serving
+ * process where no other process reaches it (and writes no file for one to share).
  */
 export function sharedStorageConfig(env: NodeJS.ProcessEnv, what: string): Config {
   const config = loadConfig(env);
@@ -12,20 +13,4 @@ export function sharedStorageConfig(env: NodeJS.ProcessEnv, what: string): Confi
     );
   }
   return config;
-}
-
-/** Runs `use` over what `open` opens on the shared storage, and closes it after. */
-export async function withSharedStorage<T extends { close(): Promise<void> }>(
-  env: NodeJS.ProcessEnv,
-  what: string,
-  open: (config: Config) => Promise<T>,
-  use: (opened: T, config: Config) => Promise<number>,
-): Promise<number> {
-  const config = sharedStorageConfig(env, what);
-  const opened = await open(config);
-  try {
-    return await use(opened, config);
-  } finally {
-    await opened.close();
-  }
 }

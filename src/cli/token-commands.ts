@@ -2,10 +2,9 @@ import { isTokenActive, type TokenSummary } from '../domain/managed-token.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import { DEFAULT_TOKEN_CACHE_SECONDS, type Config } from '../config/index.js';
-import { iso, printTable, type Command, type Io, type Run } from './command.js';
+import { iso, printTable, type Io, type SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
-import { withSharedStorage } from './shared-storage.js';
 
 export type { Io };
 
@@ -73,14 +72,14 @@ function status(token: TokenSummary, now: Date): string {
   return isTokenActive(token, now) ? 'active' : 'expired';
 }
 
-type TokenCommand = (
-  administration: TokenAdministration,
-  args: string[],
-  io: Io,
+/** Opens the token administration over the configured storage, and how to release it. */
+export type OpenTokens = (
   config: Config,
-) => Promise<number>;
+) => Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }>;
 
-const create: TokenCommand = async (administration, args, io) => {
+type TokenCommand = SubCommand<{ tokenAdministration: TokenAdministration }>['run'];
+
+const create: TokenCommand = async ({ tokenAdministration: administration }, args, io) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -106,7 +105,7 @@ const create: TokenCommand = async (administration, args, io) => {
   return EXIT.ok;
 };
 
-const list: TokenCommand = async (administration, args, io) => {
+const list: TokenCommand = async ({ tokenAdministration: administration }, args, io) => {
   const { values } = parseOptions({
     args,
     options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
@@ -139,7 +138,7 @@ const list: TokenCommand = async (administration, args, io) => {
   return EXIT.ok;
 };
 
-const revoke: TokenCommand = async (administration, args, io, config) => {
+const revoke: TokenCommand = async ({ tokenAdministration: administration }, args, io, config) => {
   const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('tokens revoke needs exactly one token id');
   const { id, found } = await administration.revoke(positionals[0]!);
@@ -151,21 +150,8 @@ const revoke: TokenCommand = async (administration, args, io, config) => {
   return EXIT.ok;
 };
 
-/** `tokens create`, `list` and `revoke`, each over the administration `open` gives. */
-export function tokenCommands(
-  open: (
-    config: Config,
-  ) => Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }>,
-): Record<string, Command> {
-  const over =
-    (command: TokenCommand): Run =>
-    (args, env, io) =>
-      withSharedStorage(env, 'managed tokens', open, ({ tokenAdministration }, config) =>
-        command(tokenAdministration, args, io, config),
-      );
-  return {
-    create: { help: CREATE_HELP, run: over(create) },
-    list: { help: LIST_HELP, run: over(list) },
-    revoke: { help: REVOKE_HELP, run: over(revoke) },
-  };
-}
+export const TOKEN_COMMANDS = {
+  create: { help: CREATE_HELP, run: create },
+  list: { help: LIST_HELP, run: list },
+  revoke: { help: REVOKE_HELP, run: revoke },
+};

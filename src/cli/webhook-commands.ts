@@ -2,10 +2,9 @@ import { printableText } from '../domain/printable-text.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
 import type { Config } from '../config/index.js';
-import { iso, printTable, type Command, type Io, type Run } from './command.js';
+import { iso, printTable, type Io, type SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
-import { withSharedStorage } from './shared-storage.js';
 
 export const WEBHOOKS_HELP = `Usage: plant-store webhooks <command> [options]
 
@@ -39,13 +38,14 @@ const WEBHOOK_LIST_HELP = `Usage: plant-store webhooks list [--tenant T] [--json
 Shows id, tenant, URL, events, status, consecutive failures, last success and last error of each
 subscription, oldest first. Never shows a secret.`;
 
-const ID_HELP = (command: string, what: string) => `Usage: plant-store webhooks ${command} ID
+/** Opens webhook administration over the configured storage, and how to release it. */
+export type OpenWebhooks = (
+  config: Config,
+) => Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>;
 
-${what} Exits 3 when no subscription has this id.`;
+type WebhookCommand = SubCommand<{ webhookAdministration: WebhookAdministration }>['run'];
 
-type WebhookCommand = (admin: WebhookAdministration, args: string[], io: Io) => Promise<number>;
-
-const add: WebhookCommand = async (admin, args, io) => {
+const add: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -69,7 +69,7 @@ const add: WebhookCommand = async (admin, args, io) => {
   return EXIT.ok;
 };
 
-const list: WebhookCommand = async (admin, args, io) => {
+const list: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
   const { values } = parseOptions({
     args,
     options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
@@ -115,14 +115,14 @@ function notFound(io: Io, id: string): number {
   return EXIT.notFound;
 }
 
-const remove: WebhookCommand = async (admin, args, io) => {
+const remove: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
   const id = subscriptionId(args);
   if (!(await admin.remove(id))) return notFound(io, id);
   io.out(`removed webhook ${id}`);
   return EXIT.ok;
 };
 
-const rotateSecret: WebhookCommand = async (admin, args, io) => {
+const rotateSecret: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
   const id = subscriptionId(args);
   const subscription = await admin.rotateSecret(id);
   if (subscription === undefined) return notFound(io, id);
@@ -131,53 +131,44 @@ const rotateSecret: WebhookCommand = async (admin, args, io) => {
   return EXIT.ok;
 };
 
-const enable: WebhookCommand = async (admin, args, io) => {
+const enable: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
   const id = subscriptionId(args);
   if ((await admin.enable(id)) === undefined) return notFound(io, id);
   io.out(`enabled webhook ${id}; held deliveries are sent again`);
   return EXIT.ok;
 };
 
-const disable: WebhookCommand = async (admin, args, io) => {
+const disable: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
   const id = subscriptionId(args);
   if ((await admin.disable(id)) === undefined) return notFound(io, id);
   io.out(`disabled webhook ${id}; new events are not recorded for it`);
   return EXIT.ok;
 };
 
-/** `webhooks add`, `list`, `remove`, `rotate-secret`, `enable` and `disable`, over what `open` gives. */
-export function webhookCommands(
-  open: (
-    config: Config,
-  ) => Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>,
-): Record<string, Command> {
-  const over =
-    (command: WebhookCommand): Run =>
-    (args, env, io) =>
-      withSharedStorage(env, 'webhook subscriptions', open, ({ webhookAdministration }) =>
-        command(webhookAdministration, args, io),
-      );
-  return {
-    add: { help: ADD_HELP, run: over(add) },
-    list: { help: WEBHOOK_LIST_HELP, run: over(list) },
-    remove: {
-      help: ID_HELP(
-        'remove',
-        'Deletes the subscription; deliveries still pending for it are dropped.',
-      ),
-      run: over(remove),
-    },
-    'rotate-secret': {
-      help: ID_HELP('rotate-secret', 'Replaces the signing secret and prints the new one, once.'),
-      run: over(rotateSecret),
-    },
-    enable: {
-      help: ID_HELP('enable', 'Enables the subscription again and forgets its failures.'),
-      run: over(enable),
-    },
-    disable: {
-      help: ID_HELP('disable', 'Stops recording events for it; pending deliveries are held.'),
-      run: over(disable),
-    },
-  };
-}
+const ID_HELP = (command: string, what: string) => `Usage: plant-store webhooks ${command} ID
+
+${what} Exits 3 when no subscription has this id.`;
+
+export const WEBHOOK_COMMANDS = {
+  add: { help: ADD_HELP, run: add },
+  list: { help: WEBHOOK_LIST_HELP, run: list },
+  remove: {
+    help: ID_HELP(
+      'remove',
+      'Deletes the subscription; deliveries still pending for it are dropped.',
+    ),
+    run: remove,
+  },
+  'rotate-secret': {
+    help: ID_HELP('rotate-secret', 'Replaces the signing secret and prints the new one, once.'),
+    run: rotateSecret,
+  },
+  enable: {
+    help: ID_HELP('enable', 'Enables the subscription again and forgets its failures.'),
+    run: enable,
+  },
+  disable: {
+    help: ID_HELP('disable', 'Stops recording events for it; pending deliveries are held.'),
+    run: disable,
+  },
+};
