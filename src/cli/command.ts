@@ -39,15 +39,17 @@ export interface SubCommand<Opened> {
 export const iso = (date: Date | undefined): string =>
   date === undefined ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-/** Prints rows as columns two spaces apart (`list` commands; the first row is the header). */
-export function printTable(io: Io, rows: string[][]): void {
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows) {
-    io.out(
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    );
-  }
+/** Prints records as one JSON array, or as a table: the header, then a row each. */
+export function printList<T>(
+  io: Io,
+  json: boolean | undefined,
+  records: T[],
+  header: string[],
+  row: (record: T) => string[],
+): void {
+  if (json) return io.out(JSON.stringify(records));
+  const rows = [header, ...records.map(row)];
+  const widths = header.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  for (const cells of rows) io.out(line(cells).trimEnd());
 }

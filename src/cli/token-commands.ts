@@ -1,8 +1,8 @@
-import { isTokenActive, type TokenSummary } from '../domain/managed-token.js';
+import { isTokenActive } from '../domain/managed-token.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import { DEFAULT_TOKEN_CACHE_SECONDS, type Config } from '../config/index.js';
-import { iso, printTable, type Io, type SubCommand } from './command.js';
+import { iso, printList, type Io, type SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
 
@@ -67,11 +67,6 @@ function parseLifetime(text: string): number | undefined {
   return ms;
 }
 
-function status(token: TokenSummary, now: Date): string {
-  if (token.revokedAt !== undefined) return 'revoked';
-  return isTokenActive(token, now) ? 'active' : 'expired';
-}
-
 /** Opens the token administration over the configured storage, and how to release it. */
 export type OpenTokens = (
   config: Config,
@@ -79,7 +74,7 @@ export type OpenTokens = (
 
 type TokenCommand = SubCommand<{ tokenAdministration: TokenAdministration }>['run'];
 
-const create: TokenCommand = async ({ tokenAdministration: administration }, args, io) => {
+const create: TokenCommand = async ({ tokenAdministration }, args, io) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -91,7 +86,7 @@ const create: TokenCommand = async ({ tokenAdministration: administration }, arg
     },
   });
   const lifetime = parseLifetime(values['expires-in'] ?? '90d');
-  const { token, summary } = await administration.issue({
+  const { token, summary } = await tokenAdministration.issue({
     tenant: values.tenant ?? '',
     scopes: values.scope ?? [],
     ...(values.name !== undefined && { name: values.name }),
@@ -105,7 +100,7 @@ const create: TokenCommand = async ({ tokenAdministration: administration }, arg
   return EXIT.ok;
 };
 
-const list: TokenCommand = async ({ tokenAdministration: administration }, args, io) => {
+const list: TokenCommand = async ({ tokenAdministration }, args, io) => {
   const { values } = parseOptions({
     args,
     options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
@@ -114,17 +109,16 @@ const list: TokenCommand = async ({ tokenAdministration: administration }, args,
   const badTenant = values.tenant === undefined ? undefined : checkTenant(values.tenant);
   if (badTenant !== undefined) throw new UsageError(`--tenant ${badTenant}`);
   const now = new Date();
-  const listed = (await administration.list(values.tenant)).map((token) => ({
+  const listed = (await tokenAdministration.list(values.tenant)).map((token) => ({
     ...token,
-    status: status(token, now),
+    status: token.revokedAt ? 'revoked' : isTokenActive(token, now) ? 'active' : 'expired',
   }));
-  if (values.json) {
-    io.out(JSON.stringify(listed));
-    return EXIT.ok;
-  }
-  printTable(io, [
+  printList(
+    io,
+    values.json,
+    listed,
     ['ID', 'NAME', 'TENANT', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATUS'],
-    ...listed.map((t) => [
+    (t) => [
       t.id,
       t.name || '-',
       t.tenant,
@@ -133,15 +127,15 @@ const list: TokenCommand = async ({ tokenAdministration: administration }, args,
       iso(t.expiresAt),
       iso(t.lastUsedAt),
       t.status,
-    ]),
-  ]);
+    ],
+  );
   return EXIT.ok;
 };
 
-const revoke: TokenCommand = async ({ tokenAdministration: administration }, args, io, config) => {
+const revoke: TokenCommand = async ({ tokenAdministration }, args, io, config) => {
   const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('tokens revoke needs exactly one token id');
-  const { id, found } = await administration.revoke(positionals[0]!);
+  const { id, found } = await tokenAdministration.revoke(positionals[0]!);
   if (!found) {
     io.err(`plant-store: no token with id ${id}`);
     return EXIT.notFound;

@@ -2,7 +2,7 @@ import { printableText } from '../domain/printable-text.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
 import type { Config } from '../config/index.js';
-import { iso, printTable, type Io, type SubCommand } from './command.js';
+import { iso, printList, type Io, type SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
 
@@ -45,7 +45,7 @@ export type OpenWebhooks = (
 
 type WebhookCommand = SubCommand<{ webhookAdministration: WebhookAdministration }>['run'];
 
-const add: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
+const add: WebhookCommand = async ({ webhookAdministration }, args, io) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -56,7 +56,7 @@ const add: WebhookCommand = async ({ webhookAdministration: admin }, args, io) =
     },
   });
   if (values.url === undefined) throw new UsageError('a receiver URL is required (--url URL)');
-  const subscription = await admin.add({
+  const subscription = await webhookAdministration.add({
     tenant: values.tenant ?? '',
     url: values.url,
     events: values.event ?? [],
@@ -69,21 +69,20 @@ const add: WebhookCommand = async ({ webhookAdministration: admin }, args, io) =
   return EXIT.ok;
 };
 
-const list: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
+const list: WebhookCommand = async ({ webhookAdministration }, args, io) => {
   const { values } = parseOptions({
     args,
     options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
   });
-  const subscriptions = (await admin.list(values.tenant)).map(
+  const subscriptions = (await webhookAdministration.list(values.tenant)).map(
     ({ secret: _secret, ...rest }) => rest,
   );
-  if (values.json) {
-    io.out(JSON.stringify(subscriptions));
-    return EXIT.ok;
-  }
-  printTable(io, [
+  printList(
+    io,
+    values.json,
+    subscriptions,
     ['ID', 'TENANT', 'URL', 'EVENTS', 'STATUS', 'FAILURES', 'LAST SUCCESS', 'LAST ERROR'],
-    ...subscriptions.map((s) => [
+    (s) => [
       s.id,
       s.tenant,
       s.url,
@@ -95,8 +94,8 @@ const list: WebhookCommand = async ({ webhookAdministration: admin }, args, io) 
         ? '-'
         : // Escaped again here: a record written before excerpts were escaped may hold controls.
           `${iso(s.health.lastAttemptAt)} ${printableText(s.health.lastError)}`,
-    ]),
-  ]);
+    ],
+  );
   return EXIT.ok;
 };
 
@@ -115,32 +114,32 @@ function notFound(io: Io, id: string): number {
   return EXIT.notFound;
 }
 
-const remove: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
+const remove: WebhookCommand = async ({ webhookAdministration }, args, io) => {
   const id = subscriptionId(args);
-  if (!(await admin.remove(id))) return notFound(io, id);
+  if (!(await webhookAdministration.remove(id))) return notFound(io, id);
   io.out(`removed webhook ${id}`);
   return EXIT.ok;
 };
 
-const rotateSecret: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
+const rotateSecret: WebhookCommand = async ({ webhookAdministration }, args, io) => {
   const id = subscriptionId(args);
-  const subscription = await admin.rotateSecret(id);
+  const subscription = await webhookAdministration.rotateSecret(id);
   if (subscription === undefined) return notFound(io, id);
   io.out(subscription.secret);
   io.err(`plant-store: new secret for webhook ${id}; deliveries are signed with it from now on.`);
   return EXIT.ok;
 };
 
-const enable: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
+const enable: WebhookCommand = async ({ webhookAdministration }, args, io) => {
   const id = subscriptionId(args);
-  if ((await admin.enable(id)) === undefined) return notFound(io, id);
+  if ((await webhookAdministration.enable(id)) === undefined) return notFound(io, id);
   io.out(`enabled webhook ${id}; held deliveries are sent again`);
   return EXIT.ok;
 };
 
-const disable: WebhookCommand = async ({ webhookAdministration: admin }, args, io) => {
+const disable: WebhookCommand = async ({ webhookAdministration }, args, io) => {
   const id = subscriptionId(args);
-  if ((await admin.disable(id)) === undefined) return notFound(io, id);
+  if ((await webhookAdministration.disable(id)) === undefined) return notFound(io, id);
   io.out(`disabled webhook ${id}; new events are not recorded for it`);
   return EXIT.ok;
 };
