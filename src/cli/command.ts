@@ -30,6 +30,9 @@ export interface Command {
   run?: Run | undefined;
 }
 
+/** Opens an administration over the configured storage, with how to release that storage. */
+export type Open<Opened> = (config: Config) => Promise<Opened & { close(): Promise<void> }>;
+
 /** A command of `tokens` or `webhooks`: it runs over what the group opens on the shared storage. */
 export interface SubCommand<Opened> {
   help: string;

@@ -1,8 +1,8 @@
 import { isTokenActive } from '../domain/managed-token.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
-import { DEFAULT_TOKEN_CACHE_SECONDS, type Config } from '../config/index.js';
-import { iso, printList, type Io, type SubCommand } from './command.js';
+import { DEFAULT_TOKEN_CACHE_SECONDS } from '../config/index.js';
+import { iso, printList, type Io, type Open, type SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
 
@@ -67,11 +67,7 @@ function parseLifetime(text: string): number | undefined {
   return ms;
 }
 
-/** Opens the token administration over the configured storage, and how to release it. */
-export type OpenTokens = (
-  config: Config,
-) => Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }>;
-
+export type OpenTokens = Open<{ tokenAdministration: TokenAdministration }>;
 type TokenCommand = SubCommand<{ tokenAdministration: TokenAdministration }>['run'];
 
 const create: TokenCommand = async ({ tokenAdministration }, args, io) => {

@@ -1,8 +1,7 @@
 import { printableText } from '../domain/printable-text.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
-import type { Config } from '../config/index.js';
-import { iso, printList, type Io, type SubCommand } from './command.js';
+import { iso, printList, type Io, type Open, type SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
 
@@ -38,11 +37,7 @@ const WEBHOOK_LIST_HELP = `Usage: plant-store webhooks list [--tenant T] [--json
 Shows id, tenant, URL, events, status, consecutive failures, last success and last error of each
 subscription, oldest first. Never shows a secret.`;
 
-/** Opens webhook administration over the configured storage, and how to release it. */
-export type OpenWebhooks = (
-  config: Config,
-) => Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>;
-
+export type OpenWebhooks = Open<{ webhookAdministration: WebhookAdministration }>;
 type WebhookCommand = SubCommand<{ webhookAdministration: WebhookAdministration }>['run'];
 
 const add: WebhookCommand = async ({ webhookAdministration }, args, io) => {
