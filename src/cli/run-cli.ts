@@ -5,10 +5,10 @@ import { WebhookRequestError } from '../domain/webhook.js';
 import { ConfigError, type Config } from '../config/index.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
 import { BACKUP_HELP, backupCommand } from './backup-command.js';
-import type { Command, Io, SubCommand } from './command.js';
+import type { Command, Io } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { SERVE_HELP, serveCommand, type ServeOptions } from './serve-options.js';
-import { sharedStorageConfig } from './shared-storage.js';
+import { onSharedStorage } from './shared-storage.js';
 import { TOKEN_COMMANDS, TOKENS_HELP, type OpenTokens } from './token-commands.js';
 import {
   EXPORT_HELP,
@@ -38,30 +38,7 @@ interface TopCommand extends Command {
   commands?: Record<string, Command> | undefined;
 }
 
-/** Commands of tokens or webhooks, each run over what `open` opens on the shared storage. */
-function onSharedStorage<Opened extends { close(): Promise<void> }>(
-  what: string,
-  open: (config: Config) => Promise<Opened>,
-  commands: Record<string, SubCommand<NoInfer<Opened>>>,
-): Record<string, Command> {
-  const over = ({ help, run }: SubCommand<Opened>): Command => ({
-    help,
-    run: async (args, env, io) => {
-      const config = sharedStorageConfig(env, what);
-      const opened = await open(config);
-      try {
-        return await run(opened, args, io, config);
-      } finally {
-        await opened.close();
-      }
-    },
-  });
-  return Object.fromEntries(
-    Object.entries(commands).map(([name, command]) => [name, over(command)]),
-  );
-}
-
-/** Every command, in the order the help lists them. */
+/** Every command, in the order the help lists them (a new command is one entry here). */
 function commandsOf(app: CliApplication): Record<string, TopCommand> {
   const { openWebhookAdministration, openPlantStore } = app;
   return {
