@@ -145,7 +145,10 @@ export async function runCli(
   }
 }
 
-/** Prints the command's help if asked (it needs no configuration and opens no storage), or runs it. */
+/**
+ * Prints the command's help if asked (it needs no configuration and opens no storage), or runs it.
+ * A command without `run` (tokens, webhooks) comes here only for its help.
+ */
 async function helpOrRun({ help, run }: Command, args: string[], env: NodeJS.ProcessEnv, io: Io) {
   return wantsHelp(args) ? print(io, help) : run!(args, env, io);
 }
