@@ -1,23 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { isPlantError } from '../domain/errors.js';
-import { printableText } from '../domain/printable-text.js';
-import type { TokenAdministration } from '../ports/token-administration.js';
-import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { TokenRequestError } from '../domain/managed-token.js';
+import { WebhookRequestError } from '../domain/webhook.js';
+import { ConfigError, type Config } from '../config/index.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
+import { BACKUP_HELP, backupCommand } from './backup-command.js';
+import type { Command, Io } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
-import { parseServeOptions, type ServeOptions } from './serve-options.js';
-import { sharedStorageConfig } from './shared-storage.js';
-import {
-  CREATE_HELP,
-  createToken,
-  LIST_HELP,
-  listTokens,
-  REVOKE_HELP,
-  revokeToken,
-  TOKENS_HELP,
-  type Io,
-} from './token-commands.js';
-import { runWebhookCommand } from './webhook-commands.js';
+import { SERVE_HELP, serveCommand, type ServeOptions } from './serve-options.js';
+import { onSharedStorage } from './shared-storage.js';
+import { TOKEN_COMMANDS, TOKENS_HELP, type OpenTokens } from './token-commands.js';
 import {
   EXPORT_HELP,
   exportCommand,
@@ -25,40 +17,72 @@ import {
   importCommand,
   type OpenPlantStore,
 } from './transfer-commands.js';
-import type { WebhookAdministration } from '../ports/webhook-administration.js';
-import { BACKUP_HELP, backupCommand } from './backup-command.js';
+import { WEBHOOK_COMMANDS, WEBHOOKS_HELP, type OpenWebhooks } from './webhook-commands.js';
+
+export { consoleIo } from './command.js';
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {
   /** Runs the service (in worker processes when asked); resolves once it listens, rejects when it cannot start. */
   serve(config: Config, options: ServeOptions): Promise<unknown>;
-  /** Opens the token administration over the configured storage, and how to release it. */
-  openTokenAdministration(
-    config: Config,
-  ): Promise<{ tokenAdministration: TokenAdministration; close(): Promise<void> }>;
-  /** Opens webhook administration over the configured storage (absent: no `webhooks` command). */
-  openWebhookAdministration?(
-    config: Config,
-  ): Promise<{ webhookAdministration: WebhookAdministration; close(): Promise<void> }>;
-  /** Opens the configured storage's plant store (absent: no `export`, `import` and `backup` commands). */
+  openTokenAdministration: OpenTokens;
+  /** Absent: no `webhooks` command. */
+  openWebhookAdministration?: OpenWebhooks;
+  /** Absent: no `export`, `import` and `backup` commands. */
   openPlantStore?: OpenPlantStore;
 }
 
-/** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
-function version(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+/** A command of `plant-store --help`'s list: its line there, and the commands under it if any. */
+interface TopCommand extends Command {
+  summary: string;
+  commands?: Record<string, Command> | undefined;
 }
 
-const HELP = `Usage: plant-store <command> [options]
+/** Every command, in the order the help lists them (a new command is one entry here). */
+function commandsOf(app: CliApplication): Record<string, TopCommand> {
+  const { openWebhookAdministration, openPlantStore } = app;
+  return {
+    serve: {
+      summary: 'run the HTTP service (configured by the environment; see docs/operations.md)',
+      help: SERVE_HELP,
+      run: (args, env) => serveCommand(args, env, app.serve),
+    },
+    tokens: {
+      summary: 'create, list and revoke managed API tokens',
+      help: TOKENS_HELP,
+      commands: onSharedStorage('managed tokens', app.openTokenAdministration, TOKEN_COMMANDS),
+    },
+    webhooks: {
+      summary: 'add, list, remove and rotate webhook subscriptions (docs/webhooks.md)',
+      help: WEBHOOKS_HELP,
+      commands:
+        openWebhookAdministration &&
+        onSharedStorage('webhook subscriptions', openWebhookAdministration, WEBHOOK_COMMANDS),
+    },
+    export: {
+      summary: 'write every plant as NDJSON, to stdout or a file (docs/operations.md)',
+      help: EXPORT_HELP,
+      run: openPlantStore && ((args, env, io) => exportCommand(args, env, io, openPlantStore)),
+    },
+    import: {
+      summary: 'read an export into the configured storage',
+      help: IMPORT_HELP,
+      run: openPlantStore && ((args, env, io) => importCommand(args, env, io, openPlantStore)),
+    },
+    backup: {
+      summary: 'copy the embedded store (lmdb) to a file while it serves',
+      help: BACKUP_HELP,
+      run: openPlantStore && ((args, env, io) => backupCommand(args, env, io, openPlantStore)),
+    },
+  };
+}
+
+const helpOf = (commands: Record<string, TopCommand>) => `Usage: plant-store <command> [options]
 
 Commands:
-  serve     run the HTTP service (configured by the environment; see docs/operations.md)
-  tokens    create, list and revoke managed API tokens
-  webhooks  add, list, remove and rotate webhook subscriptions (docs/webhooks.md)
-  export    write every plant as NDJSON, to stdout or a file (docs/operations.md)
-  import    read an export into the configured storage
-  backup    copy the embedded store (lmdb) to a file while it serves
+${Object.entries(commands)
+  .map(([name, { summary }]) => `  ${name.padEnd(10)}${summary}`)
+  .join('\n')}
 
 Options:
   -h, --help     show this help (also: plant-store <command> --help)
@@ -68,41 +92,21 @@ Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad com
 3 token or webhook not found, 4 import did not take every plant, 130 / 143 / 129 export or
 import stopped by SIGINT / SIGTERM / SIGHUP.`;
 
-const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
-
-Runs the HTTP service until SIGTERM or SIGINT. Configured by the environment (PORT, HOST,
-PLANT_STORE_STORAGE, PLANT_STORE_DATA_DIR, PLANT_STORE_TOKENS, PLANT_STORE_JWT_*, ...).
-
-Options:
-  --workers N|auto   serve from N worker processes on one port (auto: one per core), sharing
-                     one store: lmdb (the default), redis or mongodb; not memory
-  -h, --help         show this help`;
-
-const COMMANDS = {
-  create: { run: createToken, help: CREATE_HELP },
-  list: { run: listTokens, help: LIST_HELP },
-  revoke: { run: revokeToken, help: REVOKE_HELP },
-} as const;
-
-const TRANSFERS = {
-  export: { run: exportCommand, help: EXPORT_HELP },
-  import: { run: importCommand, help: IMPORT_HELP },
-  backup: { run: backupCommand, help: BACKUP_HELP },
-} as const;
+/** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
+function version(): string {
+  const url = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+}
 
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
+const oneOf = (names: string[]) => `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+const own = <T>(table: Record<string, T> | undefined, name: string) =>
+  table !== undefined && Object.hasOwn(table, name) ? table[name] : undefined;
 
-/** The process's stdout and stderr, a line at a time. */
-export const consoleIo: Io = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  // Every line on stderr escaped: a reason may quote a file, a server or a receiver, and none may
-  // write a control sequence to the operator's terminal (the line's own layout needs none).
-  err: (line) => process.stderr.write(`${printableText(line)}\n`),
-  // Progress only for a person at a terminal: a log or a pipe gets the summary line alone.
-  ...(process.stderr.isTTY && {
-    progress: (line: string) => process.stderr.write(`\r\x1b[K${line}`),
-  }),
-};
+function print(io: Io, text: string): number {
+  io.out(text);
+  return EXIT.ok;
+}
 
 /** Runs one command line; resolves its exit code (`serve` resolves once the server serves: its storage open). */
 export async function runCli(
@@ -111,95 +115,65 @@ export async function runCli(
   io: Io,
   application: CliApplication,
 ): Promise<number> {
-  const [command, ...rest] = argv;
+  const [name, ...args] = argv;
+  const commands = commandsOf(application);
+  let usage = ''; // the command whose help a refusal points to
   try {
-    if (command === undefined) throw new UsageError('a command is required: serve or tokens');
-    if (command === '--version' || command === '-v') {
-      io.out(version());
-      return EXIT.ok;
+    if (name === '--version' || name === '-v') return print(io, version());
+    if (name === '--help' || name === '-h' || name === 'help') return print(io, helpOf(commands));
+    if (name === undefined) {
+      throw new UsageError(`a command is required: ${oneOf(Object.keys(commands))}`);
     }
-    if (command === '--help' || command === '-h' || command === 'help') {
-      io.out(HELP);
-      return EXIT.ok;
+    const top = own(commands, name);
+    if (top === undefined || (top.run === undefined && top.commands === undefined)) {
+      throw new UsageError(`unknown command "${name}"`);
     }
-    if (command === 'serve') {
-      if (wantsHelp(rest)) return help(io, SERVE_HELP);
-      const options = parseServeOptions(rest);
-      const config = loadConfig(env);
-      if (options.workers !== undefined && config.storage.kind === 'memory') {
-        throw new UsageError(
-          '--workers needs a storage the workers share (lmdb, the default, redis or mongodb): the memory storage keeps plants inside one process, which other workers cannot see',
-        );
-      }
-      await application.serve(config, options);
-      return EXIT.ok;
+    usage = name;
+    const [sub = '', ...subArgs] = args;
+    // tokens and webhooks: the first argument names one of their commands, or asks their help.
+    if (top.commands !== undefined && !wantsHelp([sub])) {
+      const names = Object.keys(top.commands);
+      if (sub === '') throw new UsageError(`${name} needs a command: ${oneOf(names)}`);
+      const command = own(top.commands, sub);
+      if (command === undefined) throw new UsageError(`unknown ${name} command "${sub}"`);
+      usage = `${name} ${sub}`;
+      return await helpOrRun(command, subArgs, env, io);
     }
-    if (command === 'webhooks' && application.openWebhookAdministration) {
-      return await runWebhookCommand(rest, env, io, application.openWebhookAdministration);
-    }
-    const transfer = TRANSFERS[command as keyof typeof TRANSFERS];
-    if (Object.hasOwn(TRANSFERS, command) && application.openPlantStore) {
-      if (wantsHelp(rest)) return help(io, transfer.help);
-      return await transfer.run(rest, env, io, application.openPlantStore);
-    }
-    if (command !== 'tokens') throw new UsageError(`unknown command "${command}"`);
-    const [sub, ...args] = rest;
-    if (sub === undefined || sub === '--help' || sub === '-h') {
-      if (sub === undefined) throw new UsageError('tokens needs a command: create, list or revoke');
-      return help(io, TOKENS_HELP);
-    }
-    const tokens = Object.hasOwn(COMMANDS, sub)
-      ? COMMANDS[sub as keyof typeof COMMANDS]
-      : undefined;
-    if (tokens === undefined) throw new UsageError(`unknown tokens command "${sub}"`);
-    // Help needs no configuration and opens no storage.
-    if (wantsHelp(args)) return help(io, tokens.help);
-    const config = sharedStorageConfig(env, 'managed tokens');
-    const administration = await application.openTokenAdministration(config);
-    try {
-      return await tokens.run(administration.tokenAdministration, args, io, config);
-    } finally {
-      await administration.close();
-    }
+    return await helpOrRun(top, args, env, io);
   } catch (error) {
-    const known = command === 'tokens' && Object.hasOwn(COMMANDS, rest[0] ?? '');
-    const usage = known
-      ? `tokens ${rest[0]}`
-      : command !== undefined &&
-          ['tokens', 'webhooks', 'serve', 'export', 'import', 'backup'].includes(command)
-        ? command
-        : '';
-    return failure(error, io, usage, command === 'serve');
+    return failure(error, io, usage, name === 'serve');
   }
 }
 
-function help(io: Io, text: string): number {
-  io.out(text);
-  return EXIT.ok;
+/**
+ * Prints the command's help if asked (it needs no configuration and opens no storage), or runs it.
+ * A command without `run` (tokens, webhooks) comes here only for its help.
+ */
+async function helpOrRun({ help, run }: Command, args: string[], env: NodeJS.ProcessEnv, io: Io) {
+  return wantsHelp(args) ? print(io, help) : run!(args, env, io);
 }
 
+/** Prints why the command line failed; resolves its exit code. */
 function failure(error: unknown, io: Io, usage: string, starting: boolean): number {
   const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  // The administrations' refusals of a request are refusals of the command line.
   if (
     error instanceof UsageError ||
+    error instanceof TokenRequestError ||
+    error instanceof WebhookRequestError ||
     (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))
   ) {
-    io.err(`plant-store: ${(error as Error).message}`);
+    io.err(`plant-store: ${message}`);
     io.err(`Run "plant-store ${usage === '' ? '' : `${usage} `}--help" for usage.`);
     return EXIT.usage;
   }
-  // Configuration errors are one line naming the variable; a failing start says so first.
-  if (error instanceof ConfigError || (error instanceof StorageOpenError && !starting)) {
-    io.err(`plant-store: ${error.message}`);
-    return EXIT.failure;
-  }
-  if (isPlantError(error) && !starting) {
-    // An operator may see what an HTTP caller may not: the cause names the file or server.
-    const { cause } = error;
-    io.err(`plant-store: ${cause instanceof Error ? cause.message : error.message}`);
-    return EXIT.failure;
-  }
-  const what = starting ? 'failed to start' : 'failed';
-  io.err(`plant-store: ${what}: ${error instanceof Error ? error.message : String(error)}`);
+  // An operator may see what an HTTP caller may not: the cause names the file or server.
+  const cause = isPlantError(error) && error.cause instanceof Error ? error.cause.message : message;
+  if (error instanceof ConfigError) io.err(`plant-store: ${message}`);
+  else if (starting) io.err(`plant-store: failed to start: ${message}`);
+  else if (isPlantError(error) || error instanceof StorageOpenError)
+    io.err(`plant-store: ${cause}`);
+  else io.err(`plant-store: failed: ${message}`);
   return EXIT.failure;
 }

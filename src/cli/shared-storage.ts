@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import type { Command, SubCommand } from './command.js';
 
 /**
  * The configuration of a command that acts on the store a server uses (tokens, webhooks, export,
@@ -13,4 +14,27 @@ export function sharedStorageConfig(env: NodeJS.ProcessEnv, what: string): Confi
     );
   }
   return config;
+}
+
+/** Commands of tokens or webhooks, each run over what `open` opens on the shared storage. */
+export function onSharedStorage<Opened extends { close(): Promise<void> }>(
+  what: string,
+  open: (config: Config) => Promise<Opened>,
+  commands: Record<string, SubCommand<NoInfer<Opened>>>,
+): Record<string, Command> {
+  const over = ({ help, run }: SubCommand<Opened>): Command => ({
+    help,
+    run: async (args, env, io) => {
+      const config = sharedStorageConfig(env, what);
+      const opened = await open(config);
+      try {
+        return await run(opened, args, io, config);
+      } finally {
+        await opened.close();
+      }
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(commands).map(([name, command]) => [name, over(command)]),
+  );
 }

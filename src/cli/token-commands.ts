@@ -1,17 +1,12 @@
-import { isTokenActive, TokenRequestError, type TokenSummary } from '../domain/managed-token.js';
+import { isTokenActive } from '../domain/managed-token.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
-import { DEFAULT_TOKEN_CACHE_SECONDS, type Config } from '../config/index.js';
-import { parseLifetime } from './duration.js';
+import { DEFAULT_TOKEN_CACHE_SECONDS } from '../config/index.js';
+import { iso, printList, type Io, type Open, type SubCommand } from './command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
 
-export interface Io {
-  out(line: string): void;
-  err(line: string): void;
-  /** Rewrites one status line (empty: clears it); present only when stderr is a terminal. */
-  progress?(line: string): void;
-}
+export type { Io };
 
 export const TOKENS_HELP = `Usage: plant-store tokens <command> [options]
 
@@ -24,7 +19,7 @@ Commands:
 
 Run "plant-store tokens <command> --help" for a command's options.`;
 
-export const CREATE_HELP = `Usage: plant-store tokens create --tenant T --scope S [--scope S] [options]
+const CREATE_HELP = `Usage: plant-store tokens create --tenant T --scope S [--scope S] [options]
 
 Issues a token and prints it on stdout, once: it is never shown again (only its SHA-256 is stored).
 
@@ -37,7 +32,7 @@ Options:
   --json             print {"id", "token", ...} as JSON instead of the bare token
   -h, --help         show this help`;
 
-export const LIST_HELP = `Usage: plant-store tokens list [--tenant T] [--json]
+const LIST_HELP = `Usage: plant-store tokens list [--tenant T] [--json]
 
 Shows id, name, tenant, scopes, created, expires, last used and status of each token, oldest
 first. Never shows a token or its hash. Last use is recorded at most once a minute per token.
@@ -47,7 +42,7 @@ Options:
   --json             one JSON array instead of a table
   -h, --help         show this help`;
 
-export const REVOKE_HELP = `Usage: plant-store tokens revoke ID
+const REVOKE_HELP = `Usage: plant-store tokens revoke ID
 
 Revokes the token with this id (the 16 hex digits after "pst_", as "tokens list" shows them; a
 whole token is accepted too). Servers refuse it within PLANT_STORE_TOKEN_CACHE_SECONDS (${DEFAULT_TOKEN_CACHE_SECONDS} s).
@@ -56,33 +51,26 @@ Exits 3 when no token has this id.
 Options:
   -h, --help         show this help`;
 
-const iso = (date: Date | undefined): string =>
-  date === undefined ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+const DAY_MS = 86_400_000;
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY_MS } as const;
 
-function status(token: TokenSummary, now: Date): string {
-  if (token.revokedAt !== undefined) return 'revoked';
-  return isTokenActive(token, now) ? 'active' : 'expired';
-}
-
-/** A token command: parses its arguments, acts through the administration, resolves its exit code. */
-type TokenCommand = (
-  tokenAdministration: TokenAdministration,
-  args: string[],
-  io: Io,
-  config: Pick<Config, 'tokenCacheSeconds'>,
-) => Promise<number>;
-
-/** Refusals of the administration are refusals of the command line (exit 2). */
-async function asUsage<T>(work: Promise<T>): Promise<T> {
-  try {
-    return await work;
-  } catch (error) {
-    if (error instanceof TokenRequestError) throw new UsageError(error.message);
-    throw error;
+/** Reads `30d`, `12h`, `45m` or `90s` (up to ten years) as milliseconds, `never` as undefined. */
+function parseLifetime(text: string): number | undefined {
+  if (text === 'never') return undefined;
+  const match = /^([1-9][0-9]{0,6})([smhd])$/.exec(text);
+  const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : NaN;
+  if (!(ms <= 3650 * DAY_MS)) {
+    throw new UsageError(
+      `--expires-in must be a number of s, m, h or d up to 3650d, or never (got "${text}")`,
+    );
   }
+  return ms;
 }
 
-export const createToken: TokenCommand = async (administration, args, io) => {
+export type OpenTokens = Open<{ tokenAdministration: TokenAdministration }>;
+type TokenCommand = SubCommand<{ tokenAdministration: TokenAdministration }>['run'];
+
+const create: TokenCommand = async ({ tokenAdministration }, args, io) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -93,19 +81,13 @@ export const createToken: TokenCommand = async (administration, args, io) => {
       json: { type: 'boolean' },
     },
   });
-  let lifetime: number | undefined;
-  try {
-    lifetime = parseLifetime(values['expires-in'] ?? '90d');
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const request = {
+  const lifetime = parseLifetime(values['expires-in'] ?? '90d');
+  const { token, summary } = await tokenAdministration.issue({
     tenant: values.tenant ?? '',
     scopes: values.scope ?? [],
     ...(values.name !== undefined && { name: values.name }),
     ...(lifetime !== undefined && { expiresAt: new Date(Date.now() + lifetime) }),
-  };
-  const { token, summary } = await asUsage(administration.issue(request));
+  });
   io.out(values.json ? JSON.stringify({ ...summary, token }) : token);
   io.err(
     `plant-store: created token ${summary.id} for tenant "${summary.tenant}" (${summary.scopes.join(' ')}), ` +
@@ -114,26 +96,25 @@ export const createToken: TokenCommand = async (administration, args, io) => {
   return EXIT.ok;
 };
 
-export const listTokens: TokenCommand = async (administration, args, io) => {
+const list: TokenCommand = async ({ tokenAdministration }, args, io) => {
   const { values } = parseOptions({
     args,
-    options: {
-      tenant: { type: 'string' },
-      json: { type: 'boolean' },
-    },
+    options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
   });
   if (values.tenant === '') throw new UsageError('--tenant must not be empty');
   const badTenant = values.tenant === undefined ? undefined : checkTenant(values.tenant);
   if (badTenant !== undefined) throw new UsageError(`--tenant ${badTenant}`);
-  const listed = await administration.list(values.tenant);
   const now = new Date();
-  if (values.json) {
-    io.out(JSON.stringify(listed.map((token) => ({ ...token, status: status(token, now) }))));
-    return EXIT.ok;
-  }
-  const rows = [
+  const listed = (await tokenAdministration.list(values.tenant)).map((token) => ({
+    ...token,
+    status: token.revokedAt ? 'revoked' : isTokenActive(token, now) ? 'active' : 'expired',
+  }));
+  printList(
+    io,
+    values.json,
+    listed,
     ['ID', 'NAME', 'TENANT', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'STATUS'],
-    ...listed.map((t) => [
+    (t) => [
       t.id,
       t.name || '-',
       t.tenant,
@@ -141,29 +122,26 @@ export const listTokens: TokenCommand = async (administration, args, io) => {
       iso(t.createdAt),
       iso(t.expiresAt),
       iso(t.lastUsedAt),
-      status(t, now),
-    ]),
-  ];
-  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  for (const row of rows) {
-    io.out(
-      row
-        .map((cell, column) => cell.padEnd(widths[column]!))
-        .join('  ')
-        .trimEnd(),
-    );
-  }
+      t.status,
+    ],
+  );
   return EXIT.ok;
 };
 
-export const revokeToken: TokenCommand = async (administration, args, io, config) => {
+const revoke: TokenCommand = async ({ tokenAdministration }, args, io, config) => {
   const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
   if (positionals.length !== 1) throw new UsageError('tokens revoke needs exactly one token id');
-  const { id, found } = await asUsage(administration.revoke(positionals[0]!));
+  const { id, found } = await tokenAdministration.revoke(positionals[0]!);
   if (!found) {
     io.err(`plant-store: no token with id ${id}`);
     return EXIT.notFound;
   }
   io.out(`revoked token ${id}; servers refuse it within ${config.tokenCacheSeconds} s`);
   return EXIT.ok;
+};
+
+export const TOKEN_COMMANDS = {
+  create: { help: CREATE_HELP, run: create },
+  list: { help: LIST_HELP, run: list },
+  revoke: { help: REVOKE_HELP, run: revoke },
 };

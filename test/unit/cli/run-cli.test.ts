@@ -4,7 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { runCli } from '../../../src/cli/run-cli.js';
-import { openTokenAdministration } from '../../../src/composition/open-administration.js';
+import {
+  openPlantStore,
+  openTokenAdministration,
+  openWebhookAdministration,
+} from '../../../src/composition/open-administration.js';
 import { freePort } from '../../support/free-port.js';
 
 /** runCli in this process, with its output captured (test/e2e runs the real program). */
@@ -12,10 +16,12 @@ async function run(args: string[], env: Record<string, string>) {
   const out: string[] = [];
   const err: string[] = [];
   const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
-  // The real token administration; serving is left to the process tests (test/main.test.ts).
+  // The real administrations; serving is left to the process tests (test/main.test.ts).
   const code = await runCli(args, env, io, {
     serve: () => expect.fail('no command here may start the service'),
     openTokenAdministration,
+    openWebhookAdministration,
+    openPlantStore,
   });
   return { code, stdout: out.join('\n'), stderr: err.join('\n') };
 }
@@ -31,7 +37,19 @@ describe('runCli (the plant-store command line)', () => {
     ['arguments to serve', ['serve', '--port', '1'], 2, /serve takes no arguments/],
     ['serve --workers without a count', ['serve', '--workers'], 2, /--workers must be a number/],
     ['serve --workers 0', ['serve', '--workers', '0'], 2, /--workers must be a number from 1/],
-    ['tokens without a command', ['tokens'], 2, /tokens needs a command/],
+    ['tokens without a command', ['tokens'], 2, /tokens needs a command: create, list or revoke$/],
+    [
+      'webhooks without a command',
+      ['webhooks'],
+      2,
+      /webhooks needs a command: add, list, remove, rotate-secret, enable or disable$/,
+    ],
+    [
+      'webhooks add with --tenant twice',
+      ['webhooks', 'add', '--tenant', 'a', '--tenant', 'b', '--url', 'https://a.example'],
+      2,
+      /--tenant is given more than once/,
+    ],
     ['an unknown tokens command', ['tokens', 'rotate'], 2, /unknown tokens command "rotate"/],
     [
       'an unknown scope',
@@ -97,6 +115,37 @@ describe('runCli (the plant-store command line)', () => {
     });
   }
 
+  it('when no command is given, then the reason names every command the help lists', async () => {
+    const help = (await run(['--help'], env)).stdout;
+    const listed = [...help.matchAll(/^ {2}([a-z]+) {2,}/gm)].map(([, name]) => name!);
+
+    const outcome = await run([], env);
+
+    expect(listed).to.include.members([
+      'serve',
+      'tokens',
+      'webhooks',
+      'export',
+      'import',
+      'backup',
+    ]);
+    expect(outcome.stderr.split('\n')[0]).to.equal(
+      `plant-store: a command is required: ${listed.slice(0, -1).join(', ')} or ${listed.at(-1)}`,
+    );
+  });
+
+  it('when a command under tokens or webhooks is refused, then the hint names the help of that command', async () => {
+    const [token, webhook] = [
+      await run(['tokens', 'list', 'acme'], env),
+      await run(['webhooks', 'remove', 'acme'], env),
+    ];
+
+    expect(token.stderr.split('\n')[1]).to.equal('Run "plant-store tokens list --help" for usage.');
+    expect(webhook.stderr.split('\n')[1]).to.equal(
+      'Run "plant-store webhooks remove --help" for usage.',
+    );
+  });
+
   const commands = [
     [],
     ['serve'],
@@ -104,6 +153,9 @@ describe('runCli (the plant-store command line)', () => {
     ['tokens', 'create'],
     ['tokens', 'list'],
     ['tokens', 'revoke'],
+    ['webhooks'],
+    ['webhooks', 'rotate-secret'],
+    ['export'],
   ];
   for (const args of commands) {
     it(`when "${[...args, '--help'].join(' ')}" is run, then it prints its usage and exits 0`, async () => {
