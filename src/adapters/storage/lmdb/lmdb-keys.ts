@@ -25,20 +25,12 @@ export function tenantPrefix(tenant: string): Buffer {
   return prefix;
 }
 
-/**
- * A tenant's keys: its plants' prefix, a key above every one of them, its count's key, and the key
- * of its plants' version in the meta database (lmdb-plant-store.ts).
- */
+/** A tenant's keys: its plants' prefix, a key above every one of them, and its count's key. */
 export interface TenantKeys {
   readonly prefix: Buffer;
   readonly end: Buffer;
   readonly counted: Buffer;
-  readonly version: string;
 }
-
-/** The meta database's key of the last version given to any tenant's plants. */
-export const LAST_VERSION_KEY = 'plants-version';
-const VERSION_PREFIX = `${LAST_VERSION_KEY}:`;
 
 const known = new Map<string, TenantKeys>();
 // Tenants are few per process (a token names one); the bound only keeps a flood of names small.
@@ -49,12 +41,7 @@ export function tenantKeys(tenant: string): TenantKeys {
   let keys = known.get(tenant);
   if (keys === undefined) {
     const prefix = tenantPrefix(tenant);
-    keys = {
-      prefix,
-      end: prefixEnd(prefix),
-      counted: tenantKey(tenant),
-      version: VERSION_PREFIX + tenant,
-    };
+    keys = { prefix, end: prefixEnd(prefix), counted: tenantKey(tenant) };
     if (known.size >= KNOWN_TENANTS) known.clear();
     known.set(tenant, keys);
   }
