@@ -1,0 +1,98 @@
+import {
+  accessSync,
+  constants,
+  openSync,
+  readFileSync,
+  readSync,
+  closeSync,
+  statSync,
+} from 'node:fs';
+import type { RootDatabase } from 'lmdb';
+
+// LMDB's lock file (mdb.c, MDB_txninfo, Linux x86-64/arm64): the magic at 0, then on the second
+// cache line (64) the write lock, a robust pthread mutex whose first word holds its owner's thread
+// id (with two flag bits). LMDB maps the file: one it cannot read and write, or whose bytes are not
+// its own, ends the process with a signal, so it is checked first.
+const MDB_MAGIC = 0xbeefc0de;
+const WRITE_MUTEX = 64;
+const HEADER = 128;
+const TID_BITS = 0x3fff_ffff;
+// Stale readers cleared and the lock file looked at this often while the environment is open.
+const WATCH_MS = 1000;
+
+/** Why LMDB cannot use the existing lock file `path`, or undefined when it can (or it is absent). */
+export function lockFileProblem(path: string): string | undefined {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return undefined;
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch {
+    return `cannot be read and written by this user (uid ${process.getuid?.()}); give the service user the file, or remove it when no process has the directory open`;
+  }
+  // Empty: LMDB makes it afresh (a process on the directory keeps it whole).
+  if (stats.size === 0) return undefined;
+  const head = Buffer.alloc(HEADER);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, HEADER, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (stats.size < HEADER || head.readUInt32LE(0) !== MDB_MAGIC) {
+    return 'is not an LMDB lock file (cut short or overwritten); remove it once no process has the directory open (it holds no data)';
+  }
+  return undefined;
+}
+
+/** The process holding LMDB's write lock, from its owner's thread id, when the system says. */
+export function lockHolder(path: string): { pid: number; command: string } | undefined {
+  try {
+    const fd = openSync(path, 'r');
+    const word = Buffer.alloc(4);
+    try {
+      readSync(fd, word, 0, 4, WRITE_MUTEX);
+    } finally {
+      closeSync(fd);
+    }
+    const tid = word.readUInt32LE(0) & TID_BITS;
+    if (tid === 0) return undefined;
+    const status = readFileSync(`/proc/${tid}/status`, 'utf8');
+    const pid = Number(/^Tgid:\s*(\d+)/m.exec(status)?.[1]);
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return { pid, command: command.slice(0, 120) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * While the environment is open, each second: LMDB's reader check, which frees the slots of
+ * processes that ended without closing (a killed `export`), whose snapshots would otherwise keep
+ * every page freed after them from reuse and grow the file; and the lock file, which must stay the
+ * one LMDB mapped: deleted, replaced or cut short, the next access would end the process with a
+ * signal or let another process lock apart from this one, so `lost` is told why instead.
+ */
+export function watchLockFile(
+  root: RootDatabase,
+  path: string,
+  lost: (problem: string) => void,
+): () => void {
+  const opened = statSync(path);
+  const timer = setInterval(() => {
+    const now = statSync(path, { throwIfNoEntry: false });
+    const problem =
+      now === undefined || now.ino !== opened.ino || now.dev !== opened.dev
+        ? 'was deleted or replaced while the store had it open'
+        : now.size < opened.size
+          ? `was cut short (${now.size} of ${opened.size} bytes) while the store had it open`
+          : lockFileProblem(path);
+    if (problem === undefined) {
+      root.readerCheck();
+      return;
+    }
+    clearInterval(timer);
+    lost(problem);
+  }, WATCH_MS);
+  timer.unref();
+  return () => clearInterval(timer);
+}
