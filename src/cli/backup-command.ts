@@ -1,6 +1,7 @@
 import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/index.js';
+import { refuseDamaged } from './check-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
@@ -17,6 +18,7 @@ the copy is the store at one instant, holding every write acknowledged before th
 An existing DIR receives DIR/${DATA_FILE}. The copy is written beside FILE under a temporary name,
 made 0600 (it holds token digests and webhook secrets), flushed and then named FILE, so FILE is
 whole or absent; an existing FILE is never overwritten. The copy is a file: - (stdout) is refused.
+A store that fails plant-store check is refused, in one line.
 
 Restore (docs/operations.md, "Backups"): stop every process on the data directory, move its
 ${DATA_FILE} and ${DATA_FILE}-lock away, put the copy there as ${DATA_FILE}, start.
@@ -111,6 +113,8 @@ export const backupCommand = async (
   let bytes: number;
   try {
     if (store.backup === undefined) throw new ConfigError(`the ${kind} storage has no backup`);
+    // A copy of damaged pages is a damaged backup.
+    await refuseDamaged(store);
     bytes = await writeCopy(store.backup, file, values.compact === true);
   } finally {
     await store.close();

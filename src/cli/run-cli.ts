@@ -27,6 +27,7 @@ import {
 } from './transfer-commands.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { BACKUP_HELP, backupCommand } from './backup-command.js';
+import { CHECK_HELP, checkCommand } from './check-command.js';
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {
@@ -59,6 +60,7 @@ Commands:
   export    write every plant as NDJSON, to stdout or a file (docs/operations.md)
   import    read an export into the configured storage
   backup    copy the embedded store (lmdb) to a file while it serves
+  check     read the whole embedded store (lmdb) and say what is wrong in it
 
 Options:
   -h, --help     show this help (also: plant-store <command> --help)
@@ -88,6 +90,7 @@ const TRANSFERS = {
   export: { run: exportCommand, help: EXPORT_HELP },
   import: { run: importCommand, help: IMPORT_HELP },
   backup: { run: backupCommand, help: BACKUP_HELP },
+  check: { run: checkCommand, help: CHECK_HELP },
 } as const;
 
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
@@ -166,7 +169,7 @@ export async function runCli(
     const usage = known
       ? `tokens ${rest[0]}`
       : command !== undefined &&
-          ['tokens', 'webhooks', 'serve', 'export', 'import', 'backup'].includes(command)
+          ['tokens', 'webhooks', 'serve', 'export', 'import', 'backup', 'check'].includes(command)
         ? command
         : '';
     return failure(error, io, usage, command === 'serve');

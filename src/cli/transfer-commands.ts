@@ -17,6 +17,7 @@ import type { Config } from '../config/index.js';
 import { sharedStorageConfig } from './shared-storage.js';
 import { parseExactJson } from '../adapters/exact-json.js';
 import { readLines } from '../adapters/transfer/ndjson-lines.js';
+import { refuseDamaged } from './check-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { openExportOutput, refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
@@ -25,7 +26,7 @@ import type { Io } from './token-commands.js';
 /** Opens the configured storage's plant store, its snapshots and backup where it has them, and how to release it (src/composition). */
 export type OpenPlantStore = (
   config: Config,
-) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'close'>>;
+) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'check' | 'close'>>;
 
 export const EXPORT_HELP = `Usage: plant-store export [--tenant T ...] [--output FILE]
 
@@ -138,6 +139,13 @@ export async function exportCommand(
     store = await open(config);
   } catch (error) {
     await output.close();
+    throw error;
+  }
+  try {
+    // Before a line is written: a damaged store would be exported as if whole.
+    await refuseDamaged(store);
+  } catch (error) {
+    await Promise.all([output.close(), store.close()]);
     throw error;
   }
   const started = performance.now();

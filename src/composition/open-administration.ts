@@ -88,7 +88,7 @@ export async function openWebhookAdministration(
 }
 
 /** What `export`, `import` and `backup` use of the storage. */
-export type PlantStorage = Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'close'>;
+export type PlantStorage = Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'check' | 'close'>;
 
 /**
  * `plant-store export`, `import` and `backup`: the configured storage's plant store (observed, as
@@ -104,6 +104,7 @@ export async function openPlantStore(
     plants: container.get<PlantStore>(TYPES.PlantStore),
     ...(opened.snapshot && { snapshot: opened.snapshot.bind(opened) }),
     ...(opened.backup && { backup: opened.backup.bind(opened) }),
+    ...(opened.check && { check: opened.check.bind(opened) }),
   }));
   return { ...open.administration, close: open.close };
 }

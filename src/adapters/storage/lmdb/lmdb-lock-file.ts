@@ -1,12 +1,4 @@
-import {
-  accessSync,
-  constants,
-  openSync,
-  readFileSync,
-  readSync,
-  closeSync,
-  statSync,
-} from 'node:fs';
+import { accessSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import type { RootDatabase } from 'lmdb';
 
 // LMDB's lock file (mdb.c, MDB_txninfo, Linux x86-64/arm64): the magic at 0, then on the second
@@ -20,6 +12,21 @@ const TID_BITS = 0x3fff_ffff;
 // Stale readers cleared and the lock file looked at this often while the environment is open.
 const WATCH_MS = 1000;
 
+// LMDB holds POSIX record locks on its lock file, and closing any descriptor of that file in the
+// process releases them all (another process then takes the environment as its own, and writes
+// hang): each lock file is opened once here, by its inode, and never closed.
+const descriptors = new Map<string, number>();
+
+/** The first `bytes` of the lock file `path` (whose stats are `stats`), read without a close. */
+function head(path: string, stats: { dev: number; ino: number }, bytes: number): Buffer {
+  const key = `${stats.dev}:${stats.ino}`;
+  let fd = descriptors.get(key);
+  if (fd === undefined) descriptors.set(key, (fd = openSync(path, 'r')));
+  const buffer = Buffer.alloc(bytes);
+  readSync(fd, buffer, 0, bytes, 0);
+  return buffer;
+}
+
 /** Why LMDB cannot use the existing lock file `path`, or undefined when it can (or it is absent). */
 export function lockFileProblem(path: string): string | undefined {
   const stats = statSync(path, { throwIfNoEntry: false });
@@ -31,14 +38,7 @@ export function lockFileProblem(path: string): string | undefined {
   }
   // Empty: LMDB makes it afresh (a process on the directory keeps it whole).
   if (stats.size === 0) return undefined;
-  const head = Buffer.alloc(HEADER);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, head, 0, HEADER, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (stats.size < HEADER || head.readUInt32LE(0) !== MDB_MAGIC) {
+  if (stats.size < HEADER || head(path, stats, HEADER).readUInt32LE(0) !== MDB_MAGIC) {
     return 'is not an LMDB lock file (cut short or overwritten); remove it once no process has the directory open (it holds no data)';
   }
   return undefined;
@@ -47,14 +47,7 @@ export function lockFileProblem(path: string): string | undefined {
 /** The process holding LMDB's write lock, from its owner's thread id, when the system says. */
 export function lockHolder(path: string): { pid: number; command: string } | undefined {
   try {
-    const fd = openSync(path, 'r');
-    const word = Buffer.alloc(4);
-    try {
-      readSync(fd, word, 0, 4, WRITE_MUTEX);
-    } finally {
-      closeSync(fd);
-    }
-    const tid = word.readUInt32LE(0) & TID_BITS;
+    const tid = head(path, statSync(path), HEADER).readUInt32LE(WRITE_MUTEX) & TID_BITS;
     if (tid === 0) return undefined;
     const status = readFileSync(`/proc/${tid}/status`, 'utf8');
     const pid = Number(/^Tgid:\s*(\d+)/m.exec(status)?.[1]);
