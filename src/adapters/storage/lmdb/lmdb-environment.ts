@@ -152,6 +152,8 @@ function checkNames(root: RootDatabase, path: string): unknown[] {
   for (const key of names) {
     if (typeof key !== 'string' || !['meta', ...DATABASES].includes(key)) throw foreign(path);
   }
+  // Every store makes `meta` first: without it, opening `meta` would write into another's file.
+  if (names.length > 0 && !names.includes('meta')) throw foreign(path);
   return names;
 }
 

@@ -5,7 +5,7 @@ import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { lmdbAddonHasOpenFix, STOCK_ADDON_WARNING } from './lmdb-addon.js';
 import { refused } from './lmdb-data-file.js';
 import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
-import { checkIntegrity } from './lmdb-integrity.js';
+import { checkInChild } from './lmdb-integrity.js';
 import { watchLockFile } from './lmdb-lock-file.js';
 import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
 import { LmdbPlantStore } from './lmdb-plant-store.js';
@@ -66,7 +66,7 @@ export async function openLmdbStorage(
     snapshot: async () => openPlantSnapshot(dbs),
     // mdb_env_copy: a consistent copy taken in a read transaction, writers going on meanwhile.
     backup: (path, compact) => dbs.root.backup(path, compact),
-    check: async () => checkIntegrity(dbs),
+    check: () => checkInChild(dataDir),
     close: async () => {
       clearInterval(sweep);
       unwatch();
