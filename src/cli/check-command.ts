@@ -11,7 +11,7 @@ Reads the whole embedded store (lmdb, the default storage) in one read transacti
 go on using it, and says what is wrong, one line each: pages LMDB's own checks refuse, plant
 entries it cannot read, tenants whose plants disagree with their counts. export and backup make
 the same check first and refuse a store that fails it. A store that fails: restore a backup or an
-export (docs/operations.md, "Backups").
+export (docs/operations.md, "Backing up a running instance on the default storage").
 
 Options:
   -h, --help  show this help
