@@ -112,6 +112,46 @@ describe('the embedded store (lmdb) beside stopped and killed commands', functio
     }
   });
 
+  it('when another process holds the write lock past the deadline, then a create answers that its outcome is unknown, and the server names the holder in its log', async () => {
+    const port = service!.port;
+    // A process of another program holding LMDB's write lock for 4 s, as a stuck command would.
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { open } from 'lmdb';
+         const root = open({ path: process.argv[1] });
+         root.transactionSync(() => {
+           console.log('held');
+           Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 4000);
+         });
+         await root.close();`,
+        join(dataDir, 'plants.mdb'),
+      ],
+      { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    child = holder;
+    await once(holder.stdout!, 'data');
+
+    const response = await fetch(`http://127.0.0.1:${port}/plants`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: 1, name: 'waits' }),
+    });
+
+    expect(response.status).to.equal(503);
+    expect(await response.json()).to.deep.equal({
+      error: 50301,
+      message:
+        'storage did not answer in time; the write may still be done (a retried create answered 409 was written)',
+    });
+    await service!.waitFor(new RegExp(`write lock .* held by pid ${holder.pid} `));
+    await once(holder, 'close');
+    // It was queued, and lands once the lock is free: a retry is told 409.
+    expect(await call(port, 'POST', '/plants', { id: 1, name: 'waits' })).to.equal(409);
+  });
+
   it('when an export holding its snapshot is killed, then creates and deletes beside it reuse the freed pages within seconds and the file stays bounded', async () => {
     const port = service!.port;
     // Enough plants that the export's stdout, unread, blocks it while it holds its snapshot.
