@@ -1,7 +1,6 @@
 import { fork } from 'node:child_process';
-import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LmdbDatabases } from './lmdb-environment.js';
+import { openEnvironment, type LmdbDatabases } from './lmdb-environment.js';
 
 /** What a walk of the whole store found. */
 export interface IntegrityReport {
@@ -63,37 +62,37 @@ export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
   }
 }
 
+const SELF = fileURLToPath(import.meta.url);
+
 /**
- * checkIntegrity of the store in `dataDir`, in a child process: on some damaged pages LMDB's own
- * assertions abort the process reading them, which is then the answer.
+ * checkIntegrity of the store in `dataDir` in a child process (this module, under the loader this
+ * process runs with): on some damaged pages LMDB's assertions abort the process reading them.
  */
 export function checkInChild(dataDir: string): Promise<IntegrityReport> {
-  // The child as this module is built: .ts under tsx (its loader inherited), .js in dist.
-  const ext = extname(fileURLToPath(import.meta.url));
-  const child = fork(
-    fileURLToPath(new URL(`./lmdb-check-child${ext}`, import.meta.url)),
-    [dataDir],
-    {
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    },
+  const child = fork(SELF, [dataDir], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  let said = '';
+  child.stderr!.on(
+    'data',
+    (chunk: Buffer) => (said = `${said}${chunk}`.trim().split('\n').at(-1)!),
   );
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk));
   let report: IntegrityReport | undefined;
   child.on('message', (message) => (report = message as IntegrityReport));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => {
-      if (report !== undefined) return resolve(report);
-      const said = stderr.trim().split('\n').at(-1) ?? '';
-      if (signal === null && /^StorageOpenError|plant-store/.test(said))
-        return reject(new Error(said));
-      const ended = signal ?? `exit ${code}`;
-      resolve({
-        plants: 0,
-        tenants: 0,
-        problems: [`a page fails LMDB's checks (reading it ended the process, ${ended}: ${said})`],
-      });
+      if (report !== undefined) resolve(report);
+      else if (signal === null) reject(new Error(said));
+      else
+        resolve({
+          plants: 0,
+          tenants: 0,
+          problems: [`reading a page ended LMDB (${signal}: ${said})`],
+        });
     });
   });
+}
+
+if (process.argv[1] === SELF && process.send !== undefined) {
+  const dbs = openEnvironment(process.argv[2]!);
+  process.send(checkIntegrity(dbs), () => void dbs.root.close().finally(() => process.exit(0)));
 }

@@ -32,20 +32,9 @@ export interface TenantKeys {
   readonly counted: Buffer;
 }
 
-const known = new Map<string, TenantKeys>();
-// Tenants are few per process (a token names one); the bound only keeps a flood of names small.
-const KNOWN_TENANTS = 1024;
-
-/** A tenant's keys, kept once made: every request would make the same ones (never mutate them). */
 export function tenantKeys(tenant: string): TenantKeys {
-  let keys = known.get(tenant);
-  if (keys === undefined) {
-    const prefix = tenantPrefix(tenant);
-    keys = { prefix, end: prefixEnd(prefix), counted: tenantKey(tenant) };
-    if (known.size >= KNOWN_TENANTS) known.clear();
-    known.set(tenant, keys);
-  }
-  return keys;
+  const prefix = tenantPrefix(tenant);
+  return { prefix, end: prefixEnd(prefix), counted: prefix.subarray(2) };
 }
 
 /**

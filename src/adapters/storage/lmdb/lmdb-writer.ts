@@ -1,5 +1,5 @@
 import { statfsSync } from 'node:fs';
-import { setTimeout as setTimeout_ } from 'node:timers/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RootDatabase } from 'lmdb';
 import { PlantError } from '../../../domain/errors.js';
 import type { Logger } from '../../../ports/logger.js';
@@ -33,39 +33,32 @@ const undecided = (): PlantError =>
 
 /**
  * Runs write transactions on the environment: each callback runs inside LMDB's one write
- * transaction of the whole environment (a lock across processes), so that what it reads cannot
- * change before what it writes is committed. lmdb-js's writer thread commits every callback queued
- * while it was busy in one transaction. A callback must throw before its first write, never after
- * (the writes of a batch commit together).
+ * transaction of every process on it (a lock), so what it reads holds until it commits. lmdb-js
+ * commits the callbacks queued meanwhile in one transaction: a callback must throw before its
+ * first write, never after.
  */
 export class LmdbWriter {
   private pending = 0;
   private paused: Promise<void> | undefined;
   private lastHolderLine = 0;
 
-  private readonly dataDir: string | undefined;
-
   constructor(
     private readonly root: RootDatabase,
     /** dataDir: its free space tells a full disk from a failing one; lockFile: who holds the lock. */
     private readonly options: { dataDir?: string; lockFile?: string; logger?: Logger } = {},
-  ) {
-    this.dataDir = options.dataDir;
-  }
+  ) {}
 
   /**
-   * Runs `callback` in a write transaction; resolves its result once committed. Without
-   * overlappingSync (lmdb-environment.ts) LMDB's commit flushes before it returns, so the commit's
-   * own promise says all: lmdb-js's `flushed` follows the latest queued batch, whose failure
-   * (ENOSPC) would reject writes already durable. Past the stores' deadline (a disk that stopped
-   * answering, a lock held by another process) it answers that the outcome is unknown.
+   * Resolves `callback`'s result once its own commit is done, which (without overlappingSync)
+   * flushes before it returns; lmdb-js's `flushed` follows the batch queued last, and its failure
+   * (ENOSPC) refused writes already durable. Past the deadline the outcome is unknown.
    */
   write<T>(callback: () => T): Promise<T> {
     const run = (): Promise<T> => {
       this.pending++;
       const done = this.root.transaction(callback).finally(() => this.pending--);
       return done.catch((error: unknown) =>
-        translate(error, this.dataDir).then((cause) => Promise.reject(cause as Error)),
+        translate(error, this.options.dataDir).then((cause) => Promise.reject(cause as Error)),
       );
     };
     const work = this.paused === undefined ? run() : this.paused.then(run);
@@ -82,19 +75,15 @@ export class LmdbWriter {
   }
 
   /**
-   * Holds new writes and resolves once those begun have settled (at most the deadline: one waiting
-   * on another process's lock does not hold it): this process may then stop (job control) without
-   * holding LMDB's write lock of every process. `resume` lets the held writes run.
+   * Holds new writes until `resume`; resolves once those begun have settled (at most the deadline:
+   * one waiting on another process's lock does not hold it).
    */
   async pause(): Promise<() => void> {
     let resume!: () => void;
     this.paused = new Promise<void>((resolve) => (resume = resolve));
     const until = Date.now() + OPERATION_DEADLINE_MS;
-    while (this.pending > 0 && Date.now() < until) await setTimeout_(10);
-    return () => {
-      this.paused = undefined;
-      resume();
-    };
+    while (this.pending > 0 && Date.now() < until) await sleep(10);
+    return () => void ((this.paused = undefined), resume());
   }
 
   /** One line a minute at most: a write waits on LMDB's write lock; who holds it, when LMDB says. */
