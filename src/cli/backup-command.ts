@@ -1,12 +1,11 @@
 import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/index.js';
-import { refuseDamaged } from './check-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
 import { sharedStorageConfig } from './shared-storage.js';
-import type { exportCommand } from './transfer-commands.js';
+import { refuseDamaged, type exportCommand } from './transfer-commands.js';
 
 /** The embedded store's file, as a data directory holds it. */
 const DATA_FILE = 'plants.mdb';

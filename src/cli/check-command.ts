@@ -1,5 +1,4 @@
 import { ConfigError } from '../config/index.js';
-import type { Storage } from '../ports/storage.js';
 import { EXIT } from './exit-codes.js';
 import { parseOptions } from './parse-options.js';
 import { sharedStorageConfig } from './shared-storage.js';
@@ -17,16 +16,6 @@ Options:
   -h, --help  show this help
 
 Exit codes: 0 the store is whole, 1 something is wrong (or the storage failed).`;
-
-/** The check `export` and `backup` make first: a line naming the first problem, or nothing. */
-export async function refuseDamaged(store: Pick<Storage, 'check'>): Promise<void> {
-  const report = await store.check?.();
-  if (report === undefined || report.problems.length === 0) return;
-  const more = report.problems.length > 1 ? ` (and ${report.problems.length - 1} more)` : '';
-  throw new ConfigError(
-    `the store is damaged: ${report.problems[0]}${more}; run plant-store check, and restore a backup or an export`,
-  );
-}
 
 /** `plant-store check`, run as `export` and `backup` are (run-cli.ts's TRANSFERS). */
 export const checkCommand = async (

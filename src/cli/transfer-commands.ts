@@ -13,11 +13,10 @@ import {
   type ConflictPolicy,
   type ImportSummary,
 } from '../application/plant-import.js';
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
 import { sharedStorageConfig } from './shared-storage.js';
 import { parseExactJson } from '../adapters/exact-json.js';
 import { readLines } from '../adapters/transfer/ndjson-lines.js';
-import { refuseDamaged } from './check-command.js';
 import { EXIT, UsageError } from './exit-codes.js';
 import { openExportOutput, refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
@@ -27,6 +26,16 @@ import type { Io } from './token-commands.js';
 export type OpenPlantStore = (
   config: Config,
 ) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'check' | 'close'>>;
+
+/** The check `export` and `backup` make first: a line naming the first problem, or nothing. */
+export async function refuseDamaged(store: Pick<Storage, 'check'>): Promise<void> {
+  const report = await store.check?.();
+  if (report === undefined || report.problems.length === 0) return;
+  const more = report.problems.length > 1 ? ` (and ${report.problems.length - 1} more)` : '';
+  throw new ConfigError(
+    `the store is damaged: ${report.problems[0]}${more}; run plant-store check, and restore a backup or an export`,
+  );
+}
 
 export const EXPORT_HELP = `Usage: plant-store export [--tenant T ...] [--output FILE]
 

@@ -68,6 +68,8 @@ export const COVERED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
     'test/unit/adapters/storage/lmdb/open-lmdb-storage.test.ts',
     'test/e2e/storage/lmdb-program.test.ts',
   ],
+  'adapters/storage/lmdb/lmdb-integrity.ts': ['test/e2e/storage/lmdb-damaged-files.test.ts'],
+  'adapters/storage/lmdb/lmdb-job-control.ts': ['test/e2e/storage/lmdb-stopped-processes.test.ts'],
   'adapters/storage/lmdb/lmdb-keys.ts': [
     'test/unit/adapters/storage/lmdb/lmdb-plant-store.test.ts',
     'test/contract/storage/plant-store.test.ts',
@@ -77,10 +79,6 @@ export const COVERED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
   'adapters/storage/lmdb/lmdb-webhook-subscriptions.ts': [
     'test/contract/storage/webhook-subscriptions.test.ts',
     'test/contract/storage/webhook-outbox.test.ts',
-  ],
-  'adapters/storage/lmdb/lmdb-writer.ts': [
-    'test/e2e/storage/lmdb-kill.test.ts',
-    'test/e2e/storage/lmdb-full-disk.test.ts',
   ],
   'adapters/storage/memory/memory-plant-store.ts': ['test/contract/storage/plant-store.test.ts'],
   'adapters/storage/memory/memory-token-store.ts': ['test/contract/storage/token-store.test.ts'],
@@ -178,6 +176,7 @@ export const COVERED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
     'test/e2e/storage/lmdb-program.test.ts',
     'test/e2e/embedding/embedding-backup.test.ts',
   ],
+  'cli/check-command.ts': ['test/e2e/storage/lmdb-damaged-files.test.ts'],
   'cli/duration.ts': ['test/e2e/cli/tokens.cli.test.ts'],
   'cli/exit-codes.ts': ['test/e2e/cli/cli-arguments.test.ts'],
   'cli/parse-options.ts': ['test/e2e/cli/cli-arguments.test.ts'],
