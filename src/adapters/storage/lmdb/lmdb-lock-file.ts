@@ -1,4 +1,12 @@
-import { accessSync, constants, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  closeSync,
+  constants,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import type { RootDatabase } from 'lmdb';
 
 // LMDB's lock file (mdb.c, MDB_txninfo, Linux x86-64/arm64): the magic at 0, then on the second
@@ -13,17 +21,22 @@ const TID_BITS = 0x3fff_ffff;
 const WATCH_MS = 1000;
 
 // LMDB holds POSIX record locks on its lock file, and closing any descriptor of that file in the
-// process releases them all (another process then takes the environment as its own, and writes
-// hang): each lock file is opened once here, by its inode, and never closed.
-const descriptors = new Map<string, number>();
+// process releases them all (another process then took the environment as its own, and writes
+// hung): while a store of this process has it open, it is read through one descriptor, closed
+// only once the environment is.
+const held = new Map<string, { fd: number; users: number }>();
+const inode = (stats: { dev: number; ino: number }): string => `${stats.dev}:${stats.ino}`;
 
-/** The first `bytes` of the lock file `path` (whose stats are `stats`), read without a close. */
+/** The first `bytes` of the lock file `path` (whose stats are `stats`). */
 function head(path: string, stats: { dev: number; ino: number }, bytes: number): Buffer {
-  const key = `${stats.dev}:${stats.ino}`;
-  let fd = descriptors.get(key);
-  if (fd === undefined) descriptors.set(key, (fd = openSync(path, 'r')));
+  const entry = held.get(inode(stats));
+  const fd = entry?.fd ?? openSync(path, 'r');
   const buffer = Buffer.alloc(bytes);
-  readSync(fd, buffer, 0, bytes, 0);
+  try {
+    readSync(fd, buffer, 0, bytes, 0);
+  } finally {
+    if (entry === undefined) closeSync(fd);
+  }
   return buffer;
 }
 
@@ -63,7 +76,8 @@ export function lockHolder(path: string): { pid: number; command: string } | und
  * processes that ended without closing (a killed `export`), whose snapshots would otherwise keep
  * every page freed after them from reuse and grow the file; and the lock file, which must stay the
  * one LMDB mapped: deleted, replaced or cut short, the next access would end the process with a
- * signal or let another process lock apart from this one, so `lost` is told why instead.
+ * signal or let another process lock apart from this one, so `lost` is told why instead. The
+ * undoing must come after the environment is closed.
  */
 export function watchLockFile(
   root: RootDatabase,
@@ -71,6 +85,10 @@ export function watchLockFile(
   lost: (problem: string) => void,
 ): () => void {
   const opened = statSync(path);
+  const key = inode(opened);
+  const entry = held.get(key) ?? { fd: openSync(path, 'r'), users: 0 };
+  held.set(key, entry);
+  entry.users++;
   const timer = setInterval(() => {
     const now = statSync(path, { throwIfNoEntry: false });
     const problem =
@@ -87,5 +105,10 @@ export function watchLockFile(
     lost(problem);
   }, WATCH_MS);
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    if (--entry.users > 0) return;
+    held.delete(key);
+    closeSync(entry.fd);
+  };
 }

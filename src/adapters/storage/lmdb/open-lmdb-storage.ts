@@ -69,9 +69,9 @@ export async function openLmdbStorage(
     check: () => checkInChild(dataDir),
     close: async () => {
       clearInterval(sweep);
-      unwatch();
       unstop();
       await Promise.all([dbs.root.close(), counts.close()]);
+      unwatch();
     },
   };
 }
