@@ -86,7 +86,7 @@ export function checkInChild(dataDir: string): Promise<IntegrityReport> {
         resolve({
           plants: 0,
           tenants: 0,
-          problems: [`reading a page ended LMDB (${signal}: ${said})`],
+          problems: [`a page fails LMDB's checks (its reader ended by ${signal}: ${said})`],
         });
     });
   });
