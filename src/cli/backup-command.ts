@@ -5,7 +5,7 @@ import { EXIT, UsageError } from './exit-codes.js';
 import { refuseDataDirOutput } from './export-output.js';
 import { parseOptions } from './parse-options.js';
 import { sharedStorageConfig } from './shared-storage.js';
-import type { exportCommand } from './transfer-commands.js';
+import { refuseDamaged, type exportCommand } from './transfer-commands.js';
 
 /** The embedded store's file, as a data directory holds it. */
 const DATA_FILE = 'plants.mdb';
@@ -17,6 +17,7 @@ the copy is the store at one instant, holding every write acknowledged before th
 An existing DIR receives DIR/${DATA_FILE}. The copy is written beside FILE under a temporary name,
 made 0600 (it holds token digests and webhook secrets), flushed and then named FILE, so FILE is
 whole or absent; an existing FILE is never overwritten. The copy is a file: - (stdout) is refused.
+A store that fails plant-store check is refused, in one line.
 
 Restore (docs/operations.md, "Backups"): stop every process on the data directory, move its
 ${DATA_FILE} and ${DATA_FILE}-lock away, put the copy there as ${DATA_FILE}, start.
@@ -111,6 +112,8 @@ export const backupCommand = async (
   let bytes: number;
   try {
     if (store.backup === undefined) throw new ConfigError(`the ${kind} storage has no backup`);
+    // A copy of damaged pages is a damaged backup.
+    await refuseDamaged(store);
     bytes = await writeCopy(store.backup, file, values.compact === true);
   } finally {
     await store.close();

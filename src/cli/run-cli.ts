@@ -18,6 +18,7 @@ import {
   type OpenPlantStore,
 } from './transfer-commands.js';
 import { WEBHOOK_COMMANDS, WEBHOOKS_HELP, type OpenWebhooks } from './webhook-commands.js';
+import { CHECK_HELP, checkCommand } from './check-command.js';
 
 export { consoleIo } from './command.js';
 
@@ -73,6 +74,11 @@ function commandsOf(app: CliApplication): Record<string, TopCommand> {
       summary: 'copy the embedded store (lmdb) to a file while it serves',
       help: BACKUP_HELP,
       run: openPlantStore && ((args, env, io) => backupCommand(args, env, io, openPlantStore)),
+    },
+    check: {
+      summary: 'read the whole embedded store (lmdb) and say what is wrong in it',
+      help: CHECK_HELP,
+      run: openPlantStore && ((args, env, io) => checkCommand(args, env, io, openPlantStore)),
     },
   };
 }

@@ -13,7 +13,7 @@ import {
   type ConflictPolicy,
   type ImportSummary,
 } from '../application/plant-import.js';
-import type { Config } from '../config/index.js';
+import { ConfigError, type Config } from '../config/index.js';
 import { sharedStorageConfig } from './shared-storage.js';
 import { parseExactJson } from '../adapters/exact-json.js';
 import { readLines } from '../adapters/transfer/ndjson-lines.js';
@@ -25,7 +25,17 @@ import type { Io } from './token-commands.js';
 /** Opens the configured storage's plant store, its snapshots and backup where it has them, and how to release it (src/composition). */
 export type OpenPlantStore = (
   config: Config,
-) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'close'>>;
+) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'check' | 'close'>>;
+
+/** The check `export` and `backup` make first: a line naming the first problem, or nothing. */
+export async function refuseDamaged(store: Pick<Storage, 'check'>): Promise<void> {
+  const report = await store.check?.();
+  if (report === undefined || report.problems.length === 0) return;
+  const more = report.problems.length > 1 ? ` (and ${report.problems.length - 1} more)` : '';
+  throw new ConfigError(
+    `the store is damaged: ${report.problems[0]}${more}; run plant-store check, and restore a backup or an export`,
+  );
+}
 
 export const EXPORT_HELP = `Usage: plant-store export [--tenant T ...] [--output FILE]
 
@@ -138,6 +148,13 @@ export async function exportCommand(
     store = await open(config);
   } catch (error) {
     await output.close();
+    throw error;
+  }
+  try {
+    // Before a line is written: a damaged store would be exported as if whole.
+    await refuseDamaged(store);
+  } catch (error) {
+    await Promise.all([output.close(), store.close()]);
     throw error;
   }
   const started = performance.now();

@@ -85,7 +85,7 @@ export const openWebhookAdministration = (
   });
 
 /** What `export`, `import` and `backup` use of the storage. */
-export type PlantStorage = Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'close'>;
+export type PlantStorage = Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'check' | 'close'>;
 
 /**
  * `plant-store export`, `import` and `backup`: the configured storage's plant store (observed, as
@@ -100,4 +100,5 @@ export const openPlantStore = (
     plants: container.get(TYPES.PlantStore),
     ...(opened.snapshot && { snapshot: opened.snapshot.bind(opened) }),
     ...(opened.backup && { backup: opened.backup.bind(opened) }),
+    ...(opened.check && { check: opened.check.bind(opened) }),
   }));

@@ -20,6 +20,8 @@ export interface Storage {
    * the technology's own backup tools). `compact` leaves free pages out (slower, smaller).
    */
   backup?(path: string, compact: boolean): Promise<void>;
+  /** Reads the whole storage and says what is wrong in it, one line each (absent: no such walk). */
+  check?(): Promise<{ plants: number; tenants: number; problems: string[] }>;
   /** Releases the connection; neither store is used afterwards. */
   close(): Promise<void>;
 }

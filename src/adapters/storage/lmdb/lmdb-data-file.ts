@@ -11,6 +11,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import { StorageOpenError } from '../storage-open-error.js';
+import { lockFileProblem } from './lmdb-lock-file.js';
 import { lowOnSpace } from './lmdb-writer.js';
 
 // LMDB memory-maps its data file and its lock file: a page of the map that the file does not
@@ -35,6 +36,8 @@ const NO_ROOT = 0xffff_ffff_ffff_ffffn;
 const READS = 3;
 
 const VARIABLE = 'PLANT_STORE_DATA_DIR';
+/** The environment's file in the data directory (LMDB adds `<file>-lock` beside it). */
+export const DATA_FILE = 'plants.mdb';
 
 /** One line: `data file /path (PLANT_STORE_DATA_DIR) is ...`. */
 export const refused = (
@@ -118,16 +121,14 @@ export function checkDataFile(path: string): string {
   const file = stats === undefined ? path : realpathSync(path);
   // LMDB maps its lock file too: one that is a directory or a FIFO ended the process (SIGSEGV),
   // and a link would be followed. The lock holds no data: LMDB makes it again.
-  const lock = lstatSync(`${file}-lock`, { throwIfNoEntry: false });
-  if (lock !== undefined && !lock.isFile()) {
-    const kind = lock.isSymbolicLink() ? 'a symbolic link' : kindOf(lock);
-    throw refused(
-      `${file}-lock`,
-      `is ${kind}, not a file LMDB can lock with; move it away (it holds no data: LMDB makes it again)`,
-      undefined,
-      'lock file',
-    );
-  }
+  const lockPath = `${file}-lock`;
+  const lock = lstatSync(lockPath, { throwIfNoEntry: false });
+  const lockProblem =
+    lock === undefined || lock.isFile()
+      ? lockFileProblem(lockPath)
+      : `is ${lock.isSymbolicLink() ? 'a symbolic link' : kindOf(lock)}, not a file LMDB can lock with; move it away (it holds no data: LMDB makes it again)`;
+  if (lockProblem !== undefined) throw refused(lockPath, lockProblem, undefined, 'lock file');
+  if (stats !== undefined && stats.size === 0 && path.endsWith(DATA_FILE)) refuseEmpty(path, file);
   if (stats !== undefined && stats.size > 0) checkPages(path, file);
   const making = stats === undefined || stats.size === 0 || !existsSync(`${file}-lock`);
   if (making && lowOnSpace(dirname(file))) {
@@ -137,6 +138,23 @@ export function checkDataFile(path: string): string {
     );
   }
   return file;
+}
+
+/**
+ * An empty plants.mdb is a restore or copy that did not finish (a full disk), not a new store:
+ * LMDB writes a new file's first pages as it opens it, under its lock, so an empty file that stays
+ * empty for a moment is refused rather than served as an empty store.
+ */
+function refuseEmpty(path: string, file: string): void {
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  for (let tries = 0; tries < 10; tries++) {
+    if (statSync(file).size > 0) return;
+    Atomics.wait(wait, 0, 0, 20);
+  }
+  throw refused(
+    path,
+    'is empty (0 bytes): a copy or restore that did not finish? Restore it again, or remove it to start an empty store',
+  );
 }
 
 function checkPages(path: string, file: string): void {

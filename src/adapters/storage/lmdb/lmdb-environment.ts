@@ -4,12 +4,10 @@ import { dirname, join } from 'node:path';
 import './lmdb-addon.js';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
-import { checkDataFile, refused as openError } from './lmdb-data-file.js';
+import { checkDataFile, DATA_FILE, refused as openError } from './lmdb-data-file.js';
 
 /** What this code writes; an environment marked with another format is refused. */
 export const FORMAT = { store: 'plant-store', format: 1 } as const;
-/** The environment's file in the data directory (LMDB adds `<file>-lock` beside it). */
-export const DATA_FILE = 'plants.mdb';
 /** The limits' environment: ephemeral counts, never flushed. */
 export const LIMITS_FILE = 'limits.mdb';
 
@@ -28,6 +26,8 @@ const MAX_READERS = 1024;
 /** Every database of the environment, by name. */
 export interface LmdbDatabases {
   readonly root: RootDatabase;
+  /** LMDB's lock file of the environment, beside its data file. */
+  readonly lockFile: string;
   /** tenant prefix + id -> [name] or [name, tag] */
   readonly plants: Database<unknown, Buffer>;
   /** tenant (UTF-8) -> plants it holds; tenants holding none are absent. */
@@ -102,12 +102,13 @@ export function openEnvironment(
   }
   try {
     // Before any database is made, so that another program's environment is left as it was.
-    checkNames(root, path);
+    const names = checkNames(root, path);
     const meta = root.openDB<unknown, string>({ name: 'meta', keyEncoding: 'ordered-binary' });
-    checkFormat(meta, path);
+    checkFormat(meta, path, names);
     const binary = (name: string) => root.openDB<never, Buffer>({ name, keyEncoding: 'binary' });
     return {
       root,
+      lockFile: `${file}-lock`,
       plants: binary('plants'),
       tenants: binary('tenants'),
       tokens: root.openDB({ name: 'tokens' }),
@@ -148,15 +149,24 @@ const foreign = (path: string): StorageOpenError =>
   openError(path, 'holds an LMDB environment that plant-store did not write; move it away');
 
 /** The root database names the named databases: any other key is another program's data. */
-function checkNames(root: RootDatabase, path: string): void {
-  for (const key of root.getKeys({ limit: 64 })) {
+function checkNames(root: RootDatabase, path: string): unknown[] {
+  const names = [...root.getKeys({ limit: 64 })];
+  for (const key of names) {
     if (typeof key !== 'string' || !['meta', ...DATABASES].includes(key)) throw foreign(path);
   }
+  // Every store makes `meta` first: without it, opening `meta` would write into another's file.
+  if (names.length > 0 && !names.includes('meta')) throw foreign(path);
+  return names;
 }
 
-/** Marks a new environment with FORMAT; refuses one marked with another. */
-function checkFormat(meta: Database<unknown, string>, path: string): void {
+/**
+ * Marks a new environment with FORMAT; refuses one marked with another, and one without the mark
+ * that holds a database (every store since the first marks itself as it opens; another process
+ * may be opening this one between making `meta` and marking it).
+ */
+function checkFormat(meta: Database<unknown, string>, path: string, names: unknown[]): void {
   const found = meta.get('format') as { store?: unknown; format?: unknown } | undefined;
+  if (found === undefined && names.some((name) => name !== 'meta')) throw foreign(path);
   if (found === undefined) {
     meta.transactionSync(() => {
       if (meta.get('format') === undefined) void meta.put('format', FORMAT);

@@ -25,40 +25,16 @@ export function tenantPrefix(tenant: string): Buffer {
   return prefix;
 }
 
-/**
- * A tenant's keys: its plants' prefix, a key above every one of them, its count's key, and the key
- * of its plants' version in the meta database (lmdb-plant-store.ts).
- */
+/** A tenant's keys: its plants' prefix, a key above every one of them, and its count's key. */
 export interface TenantKeys {
   readonly prefix: Buffer;
   readonly end: Buffer;
   readonly counted: Buffer;
-  readonly version: string;
 }
 
-/** The meta database's key of the last version given to any tenant's plants. */
-export const LAST_VERSION_KEY = 'plants-version';
-const VERSION_PREFIX = `${LAST_VERSION_KEY}:`;
-
-const known = new Map<string, TenantKeys>();
-// Tenants are few per process (a token names one); the bound only keeps a flood of names small.
-const KNOWN_TENANTS = 1024;
-
-/** A tenant's keys, kept once made: every request would make the same ones (never mutate them). */
 export function tenantKeys(tenant: string): TenantKeys {
-  let keys = known.get(tenant);
-  if (keys === undefined) {
-    const prefix = tenantPrefix(tenant);
-    keys = {
-      prefix,
-      end: prefixEnd(prefix),
-      counted: tenantKey(tenant),
-      version: VERSION_PREFIX + tenant,
-    };
-    if (known.size >= KNOWN_TENANTS) known.clear();
-    known.set(tenant, keys);
-  }
-  return keys;
+  const prefix = tenantPrefix(tenant);
+  return { prefix, end: prefixEnd(prefix), counted: prefix.subarray(2) };
 }
 
 /**

@@ -4,16 +4,7 @@ import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import type { LmdbDatabases } from './lmdb-environment.js';
-import {
-  idOf,
-  justAbove,
-  LAST_VERSION_KEY,
-  plantKey,
-  tenantKey,
-  tenantKeys,
-  type TenantKeys,
-} from './lmdb-keys.js';
-import { PageCache, PAGE_CACHE_BOUNDS, type PageCacheBounds } from './lmdb-page-cache.js';
+import { idOf, justAbove, plantKey, tenantKey, tenantKeys } from './lmdb-keys.js';
 import { recordEvent } from './lmdb-webhook-outbox.js';
 import { lowOnSpace, refusesWrites, type LmdbWriter } from './lmdb-writer.js';
 
@@ -34,18 +25,8 @@ export function toPlant(id: PlantId, value: PlantValue): StoredPlant {
  * them, each tenant's count, kept in the same transactions: the quota without counting, and the
  * tenants' list without reading plants. Every write runs in the environment's write transaction,
  * shared with every process on the directory, so that what it checks holds when it commits.
- *
- * Every write that changes a tenant's plants also gives the tenant's plants a version never used
- * before (the meta database's last version, plus one), in the same transaction; a list reads that
- * version and, in the same read transaction, either finds the page read at that version in this
- * process's page cache or reads the range and keeps it: a write from any process is seen by the
- * next list, and a hot page costs one small read instead of a range's decoding (perf:
- * bench/README.md, "The embedded store (LMDB)"). Every process writing the directory must run a
- * version that gives versions (a tenant without one is read from the range, never cached).
  */
 export class LmdbPlantStore implements PlantStore {
-  private readonly cache: PageCache;
-
   constructor(
     private readonly dbs: LmdbDatabases,
     private readonly writer: LmdbWriter,
@@ -53,23 +34,11 @@ export class LmdbPlantStore implements PlantStore {
     private readonly maxPlants: number,
     /** Where the environment lives, for readiness to look at its free space. */
     private readonly dataDir?: string,
-    cacheBounds: PageCacheBounds = PAGE_CACHE_BOUNDS,
-  ) {
-    this.cache = new PageCache(cacheBounds);
-  }
-
-  /** Inside a write transaction: the tenant's plants changed, they take a version never used. */
-  private changed(keys: TenantKeys): void {
-    const { meta } = this.dbs;
-    const version = ((meta.get(LAST_VERSION_KEY) as number | undefined) ?? 0) + 1;
-    void meta.put(LAST_VERSION_KEY, version);
-    void meta.put(keys.version, version);
-  }
+  ) {}
 
   /** Checks the id and the count, stores the plant, its count and its event's deliveries: one transaction. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const keys = tenantKeys(tenant);
-    const { prefix, counted } = keys;
+    const { prefix, counted } = tenantKeys(tenant);
     const key = plantKey(prefix, plant.id);
     const value = toValue(plant);
     const { plants, tenants } = this.dbs;
@@ -79,7 +48,6 @@ export class LmdbPlantStore implements PlantStore {
       if (this.maxPlants > 0 && count >= this.maxPlants) return -1;
       void plants.put(key, value);
       void tenants.put(counted, count + 1);
-      this.changed(keys);
       if (event !== undefined) recordEvent(this.dbs, prefix, event);
       return 1;
     });
@@ -88,23 +56,15 @@ export class LmdbPlantStore implements PlantStore {
   }
 
   /**
-   * A fresh read transaction, then the tenant's version in it, then the page held at that version
-   * or one seek to just above `after` in the tenant's keys and at most `limit` entries. lmdb-js
-   * keeps one read transaction until a `setTimeout(0)` after its first read, so a request arriving
-   * within that millisecond would read the snapshot of an earlier one and miss a write another
-   * process acknowledged meanwhile; `resetReadTxn` is lmdb-js's way to read the latest. The rest is
-   * synchronous: both reads are of that one transaction.
+   * A fresh read transaction, then one seek to just above `after` in the tenant's keys and at most
+   * `limit` entries. lmdb-js keeps one read transaction until a `setTimeout(0)` after its first
+   * read, so a request arriving within that millisecond would read the snapshot of an earlier one
+   * and miss a write another process acknowledged meanwhile; `resetReadTxn` reads the latest.
    */
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
     if (!(limit >= 1)) return [];
-    const keys = tenantKeys(tenant);
+    const { prefix, end } = tenantKeys(tenant);
     this.dbs.root.resetReadTxn();
-    const version = this.dbs.meta.get(keys.version) as number | undefined;
-    if (version !== undefined) {
-      const held = this.cache.get(tenant, version, limit, after);
-      if (held !== undefined) return held;
-    }
-    const { prefix, end } = keys;
     const page: StoredPlant[] = [];
     const range = this.dbs.plants.getRange(
       after === undefined
@@ -112,30 +72,20 @@ export class LmdbPlantStore implements PlantStore {
         : { start: plantKey(prefix, after), exclusiveStart: true, end, limit },
     );
     for (const { key, value } of range) page.push(toPlant(idOf(key), value as PlantValue));
-    if (version === undefined) return page;
-    // The cache keeps a copy of the array and freezes the plants: the caller may change the array.
-    this.cache.set(tenant, version, limit, after, page);
     return page;
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const keys = tenantKeys(tenant);
-    const { prefix, counted } = keys;
+    const { prefix, counted } = tenantKeys(tenant);
     const key = plantKey(prefix, id);
-    const { plants, tenants, meta } = this.dbs;
+    const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
       if (!plants.doesExist(key)) return false;
       void plants.remove(key);
       const count = (tenants.get(counted) ?? 1) - 1;
-      // A tenant holding no plant leaves the tenants' list, and its version goes: the next write
-      // gives a version above every one given, so no page read before is answered again.
-      if (count > 0) {
-        void tenants.put(counted, count);
-        this.changed(keys);
-      } else {
-        void tenants.remove(counted);
-        void meta.remove(keys.version);
-      }
+      // A tenant holding no plant leaves the tenants' list.
+      if (count > 0) void tenants.put(counted, count);
+      else void tenants.remove(counted);
       return true;
     });
   }
@@ -160,21 +110,18 @@ export class LmdbPlantStore implements PlantStore {
     overwrite: boolean,
   ): Promise<ImportOutcome[]> {
     if (batch.length === 0) return Promise.resolve([]);
-    const keys = tenantKeys(tenant);
-    const { prefix, counted } = keys;
+    const { prefix, counted } = tenantKeys(tenant);
     const entries = batch.map((plant) => ({ plant, key: plantKey(prefix, plant.id) }));
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
       const before = tenants.get(counted) ?? 0;
       let count = before;
-      let replaced = false;
       const outcomes = entries.map(({ plant, key }): ImportOutcome => {
         const held = plants.get(key) as PlantValue | undefined;
         if (held !== undefined) {
           if (samePlant(toPlant(plant.id, held), plant)) return 'present';
           if (!overwrite) return 'conflict';
           void plants.put(key, toValue(plant));
-          replaced = true;
           return 'replaced';
         }
         if (this.maxPlants > 0 && count >= this.maxPlants) return 'quota';
@@ -183,7 +130,6 @@ export class LmdbPlantStore implements PlantStore {
         return 'stored';
       });
       if (count !== before) void tenants.put(counted, count);
-      if (count !== before || replaced) this.changed(keys);
       return outcomes;
     });
   }

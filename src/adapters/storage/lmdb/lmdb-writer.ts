@@ -1,8 +1,10 @@
 import { statfsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { RootDatabase } from 'lmdb';
 import { PlantError } from '../../../domain/errors.js';
-import { withinDeadline } from '../deadline.js';
-import type { LmdbDurability } from '../storage-options.js';
+import type { Logger } from '../../../ports/logger.js';
+import { OPERATION_DEADLINE_MS } from '../deadline.js';
+import { lockHolder } from './lmdb-lock-file.js';
 
 /** LMDB's and the system's codes for "no room": the disk, the map, the file size limit, a quota. */
 const NO_ROOM = new Set([28, -30792, 27, 122]); // ENOSPC, MDB_MAP_FULL, EFBIG, EDQUOT
@@ -22,38 +24,81 @@ export const refusesWrites = (): PlantError =>
 const unavailable = (): PlantError =>
   new PlantError('storage-unavailable', 'storage is unavailable');
 
+/** Past the deadline the write is still queued: it may be committed later, or not. */
+const undecided = (): PlantError =>
+  new PlantError(
+    'storage-unavailable',
+    'storage did not answer in time; the write may still be done (a retried create answered 409 was written)',
+  );
+
 /**
  * Runs write transactions on the environment: each callback runs inside LMDB's one write
- * transaction of the whole environment (a lock across processes), so that what it reads cannot
- * change before what it writes is committed. lmdb-js's writer thread commits every callback
- * queued while it was busy in one transaction, so that concurrent writes share one flush. A callback must throw before its first write, never
- * after (the writes of a batch commit together).
+ * transaction of every process on it (a lock), so what it reads holds until it commits. lmdb-js
+ * commits the callbacks queued meanwhile in one transaction: a callback must throw before its
+ * first write, never after.
  */
 export class LmdbWriter {
+  private pending = 0;
+  private paused: Promise<void> | undefined;
+  private lastHolderLine = 0;
+
   constructor(
     private readonly root: RootDatabase,
-    private readonly durability: LmdbDurability = 'flush',
-    /** Where the environment lives: its free space tells a full disk from a failing one. */
-    private readonly dataDir?: string,
+    /** dataDir: its free space tells a full disk from a failing one; lockFile: who holds the lock. */
+    private readonly options: { dataDir?: string; lockFile?: string; logger?: Logger } = {},
   ) {}
 
   /**
-   * Runs `callback` in a write transaction; resolves its result once durable as the store's
-   * durability says (the environment's: flushed with each commit, or `noSync` for commit-only).
-   * Past the stores' deadline (a disk that stopped answering, a lock held by a stuck process) it
-   * answers storage-unavailable, as every store does; the write may still be committed later.
+   * Resolves `callback`'s result once its own commit is done, which (without overlappingSync)
+   * flushes before it returns; lmdb-js's `flushed` follows the batch queued last, and its failure
+   * (ENOSPC) refused writes already durable. Past the deadline the outcome is unknown.
    */
   write<T>(callback: () => T): Promise<T> {
-    // Promise chains rather than an async frame: every create passes here.
-    const committed = this.root.transaction(callback);
-    const done =
-      this.durability === 'flush'
-        ? committed.then((result) => this.root.flushed.then(() => result))
-        : committed;
-    const translated = done.catch((error: unknown) =>
-      translate(error, this.dataDir).then((cause) => Promise.reject(cause as Error)),
+    const run = (): Promise<T> => {
+      this.pending++;
+      const done = this.root.transaction(callback).finally(() => this.pending--);
+      return done.catch((error: unknown) =>
+        translate(error, this.options.dataDir).then((cause) => Promise.reject(cause as Error)),
+      );
+    };
+    const work = this.paused === undefined ? run() : this.paused.then(run);
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.sayWhoHoldsTheLock();
+        reject(undecided());
+      }, OPERATION_DEADLINE_MS);
+      work.then(
+        (value) => (clearTimeout(timer), resolve(value)),
+        (error: unknown) => (clearTimeout(timer), reject(error as Error)),
+      );
+    });
+  }
+
+  /**
+   * Holds new writes until `resume`; resolves once those begun have settled (at most the deadline:
+   * one waiting on another process's lock does not hold it).
+   */
+  async pause(): Promise<() => void> {
+    let resume!: () => void;
+    this.paused = new Promise<void>((resolve) => (resume = resolve));
+    const until = Date.now() + OPERATION_DEADLINE_MS;
+    while (this.pending > 0 && Date.now() < until) await sleep(10);
+    return () => void ((this.paused = undefined), resume());
+  }
+
+  /** One line a minute at most: a write waits on LMDB's write lock; who holds it, when LMDB says. */
+  private sayWhoHoldsTheLock(): void {
+    const { lockFile: lock, logger } = this.options;
+    const now = Date.now();
+    if (lock === undefined || logger === undefined || now - this.lastHolderLine < 60_000) return;
+    this.lastHolderLine = now;
+    const holder = lockHolder(lock);
+    logger.warn(
+      { lock, holder },
+      holder === undefined
+        ? `a write waited ${OPERATION_DEADLINE_MS} ms: LMDB's write lock (${lock}) is held by no process it names, or the disk is slow`
+        : `a write waited ${OPERATION_DEADLINE_MS} ms on LMDB's write lock (${lock}), held by pid ${holder.pid} (${holder.command})`,
     );
-    return withinDeadline(translated, () => false);
   }
 }
 

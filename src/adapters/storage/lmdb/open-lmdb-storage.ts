@@ -3,13 +3,17 @@ import type { OpenedStorage } from '../../limits/limiter-store.js';
 import { sweepCounts } from '../../limits/rate-limiter-lmdb.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { checkStockAddon } from './lmdb-addon.js';
+import { refused } from './lmdb-data-file.js';
 import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
+import { checkInChild } from './lmdb-integrity.js';
+import { watchLockFile } from './lmdb-lock-file.js';
 import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
 import { LmdbPlantStore } from './lmdb-plant-store.js';
 import { LmdbTokenStore } from './lmdb-token-store.js';
 import { LmdbWebhookOutbox } from './lmdb-webhook-outbox.js';
 import { LmdbWebhookSubscriptions } from './lmdb-webhook-subscriptions.js';
 import { LmdbWriter } from './lmdb-writer.js';
+import { stopsWithoutTheLock } from './lmdb-job-control.js';
 
 // Ended windows' counts are removed this often (each lasts one second; keys are tenants and addresses).
 const SWEEP_MS = 60_000;
@@ -35,9 +39,23 @@ export async function openLmdbStorage(
     await dbs.root.close();
     throw error;
   }
-  const writer = new LmdbWriter(dbs.root, config.durability ?? 'flush', config.dataDir);
+  const { dataDir } = config;
+  const { lockFile } = dbs;
+  const writer = new LmdbWriter(dbs.root, {
+    dataDir,
+    lockFile,
+    ...(deps.logger && { logger: deps.logger }),
+  });
   const sweep = setInterval(() => void sweepCounts(counts).catch(() => {}), SWEEP_MS);
   sweep.unref();
+  // A lock file LMDB can no longer use would end the process with a signal at its next access.
+  const unwatch = watchLockFile(dbs.root, lockFile, (problem) => {
+    process.stderr.write(
+      `plant-store: ${refused(lockFile, problem, undefined, 'lock file').message}\n`,
+    );
+    process.exit(1);
+  });
+  const unstop = stopsWithoutTheLock(writer);
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
   return {
     plants: new LmdbPlantStore(dbs, writer, max, config.dataDir),
@@ -48,9 +66,12 @@ export async function openLmdbStorage(
     snapshot: async () => openPlantSnapshot(dbs),
     // mdb_env_copy: a consistent copy taken in a read transaction, writers going on meanwhile.
     backup: (path, compact) => dbs.root.backup(path, compact),
+    check: () => checkInChild(dataDir),
     close: async () => {
       clearInterval(sweep);
+      unstop();
       await Promise.all([dbs.root.close(), counts.close()]);
+      unwatch();
     },
   };
 }

@@ -12,8 +12,10 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { checkDataFile } from '../../../../../src/adapters/storage/lmdb/lmdb-data-file.js';
-import { DATA_FILE } from '../../../../../src/adapters/storage/lmdb/lmdb-environment.js';
+import {
+  checkDataFile,
+  DATA_FILE,
+} from '../../../../../src/adapters/storage/lmdb/lmdb-data-file.js';
 import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { StorageOpenError } from '../../../../../src/adapters/storage/storage-open-error.js';
 

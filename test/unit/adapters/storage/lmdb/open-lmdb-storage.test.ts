@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { open } from 'lmdb';
-import { DATA_FILE } from '../../../../../src/adapters/storage/lmdb/lmdb-environment.js';
+import { DATA_FILE } from '../../../../../src/adapters/storage/lmdb/lmdb-data-file.js';
 import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { StorageOpenError } from '../../../../../src/adapters/storage/storage-open-error.js';
 import { rejection } from '../../../../support/rejection.js';
