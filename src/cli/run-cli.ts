@@ -27,6 +27,7 @@ import {
 } from './transfer-commands.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { BACKUP_HELP, backupCommand } from './backup-command.js';
+import { applyEnvFile, CONFIG_HELP, configCommand } from './config-command.js';
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {
@@ -59,10 +60,12 @@ Commands:
   export    write every plant as NDJSON, to stdout or a file (docs/operations.md)
   import    read an export into the configured storage
   backup    copy the embedded store (lmdb) to a file while it serves
+  config    print the effective configuration and where each value came from
 
 Options:
   -h, --help     show this help (also: plant-store <command> --help)
   -v, --version  print the version
+  --env-file F   before the command: read variables from F (KEY=value lines) unless set
 
 Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad command line,
 3 token or webhook not found, 4 import did not take every plant, 130 / 143 / 129 export or
@@ -106,12 +109,18 @@ export const consoleIo: Io = {
 
 /** Runs one command line; resolves its exit code (`serve` resolves once the server serves: its storage open). */
 export async function runCli(
-  argv: readonly string[],
+  commandLine: readonly string[],
   env: NodeJS.ProcessEnv,
   io: Io,
   application: CliApplication,
 ): Promise<number> {
-  const [command, ...rest] = argv;
+  let line;
+  try {
+    line = applyEnvFile(commandLine, env);
+  } catch (error) {
+    return failure(error, io, '', false);
+  }
+  const [command, ...rest] = line.argv;
   try {
     if (command === undefined) throw new UsageError('a command is required: serve or tokens');
     if (command === '--version' || command === '-v') {
@@ -133,6 +142,9 @@ export async function runCli(
       }
       await application.serve(config, options);
       return EXIT.ok;
+    }
+    if (command === 'config') {
+      return wantsHelp(rest) ? help(io, CONFIG_HELP) : configCommand(env, io, line.fromFile);
     }
     if (command === 'webhooks' && application.openWebhookAdministration) {
       return await runWebhookCommand(rest, env, io, application.openWebhookAdministration);
@@ -166,7 +178,7 @@ export async function runCli(
     const usage = known
       ? `tokens ${rest[0]}`
       : command !== undefined &&
-          ['tokens', 'webhooks', 'serve', 'export', 'import', 'backup'].includes(command)
+          ['tokens', 'webhooks', 'serve', 'export', 'import', 'backup', 'config'].includes(command)
         ? command
         : '';
     return failure(error, io, usage, command === 'serve');
