@@ -66,6 +66,8 @@ describe('the container image, run from its exported filesystem', function () {
     '-i',
     '-C',
     config.WorkingDir,
+    // A runtime's default PATH when the image sets none.
+    'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
     ...config.Env.filter((pair) => !pair.startsWith('PORT=')),
     `PORT=${port}`,
     ...command,
