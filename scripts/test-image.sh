@@ -38,8 +38,17 @@ if [ ! -e "$base/.done" ]; then
   touch "$base.partial/.done"
   mv "$base.partial" "$base"
 fi
+# This machine's certificate authorities (NODE_EXTRA_CA_CERTS, as npm here uses them): a proxy
+# here intercepts TLS, and the build's `npm ci` goes through it. Not in the Dockerfile: a base
+# of one's own carries its site's authorities, as this one does.
+ca=${NODE_EXTRA_CA_CERTS:-}
 if ! "${PODMAN[@]}" image exists localhost/plant-store-base:node$NODE_MAJOR; then
-  tar -C "$base" -c . | "${PODMAN[@]}" import - localhost/plant-store-base:node$NODE_MAJOR >&2
+  change=()
+  if [ -n "$ca" ]; then
+    cp "$ca" "$base/usr/local/share/site-ca.crt"
+    change=(--change "ENV NODE_EXTRA_CA_CERTS=/usr/local/share/site-ca.crt")
+  fi
+  tar -C "$base" -c . | "${PODMAN[@]}" import "${change[@]}" - localhost/plant-store-base:node$NODE_MAJOR >&2
 fi
 
 # 2. The builder base.

@@ -201,7 +201,8 @@ describe('the packed package, installed in a fresh project', function () {
       join(consumer, 'pnpm-workspace.yaml'),
       [
         'allowBuilds:',
-        '  plant-store: true',
+        // A tarball's key, as pnpm names it (from the registry: `plant-store: true`).
+        `  'plant-store@file:${filename}': true`,
         '  lmdb: false',
         '  msgpackr-extract: false',
         "  '@scarf/scarf': false",
