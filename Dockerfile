@@ -18,8 +18,9 @@ RUN npm run build && npm prune --omit=dev --no-audit --no-fund && rm -rf src tes
 
 FROM ${BASE}
 # tini as PID 1: it forwards SIGTERM to node (graceful shutdown) and reaps children (--workers).
+# libatomic1: Node 26's binary needs it (the official image has it; a plain Debian base not).
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends tini \
+  && apt-get install -y --no-install-recommends tini libatomic1 \
   && rm -rf /var/lib/apt/lists/* \
   && useradd --system --uid 10001 --user-group --home-dir /nonexistent --no-create-home plant-store \
   && mkdir -p /var/lib/plant-store \

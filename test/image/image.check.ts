@@ -32,10 +32,10 @@ describe('the container image, run from its exported filesystem', function () {
   before(async function () {
     if (ROOT === '' || INSPECT === '') expect.fail('run by scripts/test-image.sh (IMAGE_ROOT)');
     const [inspected] = JSON.parse(readFileSync(INSPECT, 'utf8')) as [
-      { Config: ImageConfig; HealthCheck?: { Test: string[] } },
+      { Config: ImageConfig; Healthcheck?: { Test: string[] } },
     ];
     config = inspected.Config;
-    healthcheck = inspected.HealthCheck?.Test ?? [];
+    healthcheck = inspected.Healthcheck?.Test ?? [];
     const entry = readFileSync(join(ROOT, 'etc', 'passwd'), 'utf8')
       .split('\n')
       .find((line) => line.startsWith(`${config.User}:`));
@@ -68,6 +68,8 @@ describe('the container image, run from its exported filesystem', function () {
     config.WorkingDir,
     // A runtime's default PATH when the image sets none.
     'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+    // tini is not PID 1 under chroot: as a subreaper it still reaps, as it would as PID 1.
+    'TINI_SUBREAPER=1',
     ...config.Env.filter((pair) => !pair.startsWith('PORT=')),
     `PORT=${port}`,
     ...command,
