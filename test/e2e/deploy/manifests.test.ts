@@ -39,6 +39,22 @@ interface Container {
   volumeMounts?: { name: string; mountPath: string }[];
 }
 
+/** The parts of a Service, Deployment or StatefulSet the checks read. */
+interface Manifest {
+  kind: string;
+  spec: {
+    replicas?: number;
+    ports?: { targetPort: string }[];
+    template?: {
+      spec: {
+        securityContext: { runAsNonRoot: boolean; runAsUser: number };
+        containers: Container[];
+      };
+    };
+    volumeClaimTemplates?: { metadata: { name: string } }[];
+  };
+}
+
 const ROUTES = Object.keys(openApiDocument.paths);
 
 describe('the Dockerfile and the deployment files (deploy/)', () => {
@@ -57,20 +73,17 @@ describe('the Dockerfile and the deployment files (deploy/)', () => {
     const kinds: string[] = [];
     for (const file of ['embedded', 'redis']) {
       const documents = parseAllDocuments(await read(`deploy/kubernetes/${file}.yaml`)).map(
-        (document) => document.toJS() as { kind: string; spec: Record<string, never> },
+        (document) => document.toJS() as Manifest,
       );
       const service = documents.find(({ kind }) => kind === 'Service')!;
       const workload = documents.find(({ kind }) => kind !== 'Service')!;
-      kinds.push(`${workload.kind}:${(workload.spec as { replicas: number }).replicas}`);
-      const pod = (workload.spec as { template: { spec: Record<string, never> } }).template.spec;
-      const security = pod.securityContext as { runAsNonRoot: boolean; runAsUser: number };
-      expect(security.runAsNonRoot, file).to.equal(true);
-      expect(security.runAsUser, file).to.equal(built.uid);
-      const [container] = pod.containers as Container[];
+      kinds.push(`${workload.kind}:${workload.spec.replicas}`);
+      const pod = workload.spec.template!.spec;
+      expect(pod.securityContext.runAsNonRoot, file).to.equal(true);
+      expect(pod.securityContext.runAsUser, file).to.equal(built.uid);
+      const [container] = pod.containers;
       expect(container!.ports).to.deep.equal([{ name: 'http', containerPort: built.port }]);
-      expect((service.spec as { ports: { targetPort: string }[] }).ports[0]!.targetPort).to.equal(
-        'http',
-      );
+      expect(service.spec.ports![0]!.targetPort).to.equal('http');
       expect(container!.livenessProbe.httpGet).to.deep.equal({ path: '/healthz', port: 'http' });
       expect(container!.readinessProbe.httpGet).to.deep.equal({ path: '/readyz', port: 'http' });
       expect(container!.resources.limits.memory, file).to.be.a('string');
@@ -79,10 +92,9 @@ describe('the Dockerfile and the deployment files (deploy/)', () => {
         allowPrivilegeEscalation: false,
       });
       if (workload.kind === 'StatefulSet') {
-        const claims = (workload.spec as { volumeClaimTemplates: { metadata: { name: string } }[] })
-          .volumeClaimTemplates;
+        const [claim] = workload.spec.volumeClaimTemplates!;
         expect(container!.volumeMounts).to.deep.equal([
-          { name: claims[0]!.metadata.name, mountPath: built.dataDir },
+          { name: claim!.metadata.name, mountPath: built.dataDir },
         ]);
       } else {
         const storage = container!.env!.find(({ name }) => name === 'PLANT_STORE_STORAGE');
