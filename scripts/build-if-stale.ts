@@ -1,7 +1,7 @@
 // `npm start` runs this first: it builds dist/ only when a source is newer than what was built from
 // it, so that an up-to-date `npm start` starts at once instead of recompiling every time.
 import { execFileSync } from 'node:child_process';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +52,10 @@ function buildIfStale(root: string, config: string, name: string): void {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  // The client package first: the server's build reads its declarations.
-  buildIfStale(join(root, 'packages', 'client'), 'tsconfig.json', 'plant-store-client');
-  buildIfStale(root, 'tsconfig.build.json', 'plant-store');
+  // As `prepare`, also run by the Dockerfile's `npm ci` before the sources are copied in: no build.
+  if (existsSync(join(root, 'src'))) {
+    // The client package first: the server's build reads its declarations.
+    buildIfStale(join(root, 'packages', 'client'), 'tsconfig.json', 'plant-store-client');
+    buildIfStale(root, 'tsconfig.build.json', 'plant-store');
+  }
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Node MAJOR (default: 22 and 24, the releases the tests run on besides the machine's own) from the
+# Node MAJOR (default: 22, 24 and 26, the lines the tests run on besides the machine's own) from the
 # npm package that ships its binary, into .tmp/nodeMAJOR (git-ignored), unless the `node` on PATH
 # is that major already. Idempotent; prints, per major, the directory holding its `node` binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-for major in "${@:-22 24}"; do
+for major in "${@:-22 24 26}"; do
   for major in $major; do
     if node --version 2>/dev/null | grep -q "^v$major\."; then
       dirname "$(command -v node)"

@@ -19,6 +19,7 @@ import {
 } from './transfer-commands.js';
 import { WEBHOOK_COMMANDS, WEBHOOKS_HELP, type OpenWebhooks } from './webhook-commands.js';
 import { CHECK_HELP, checkCommand } from './check-command.js';
+import { applyEnvFile, CONFIG_HELP, configCommand } from './config-command.js';
 
 export { consoleIo } from './command.js';
 
@@ -40,7 +41,10 @@ interface TopCommand extends Command {
 }
 
 /** Every command, in the order the help lists them (a new command is one entry here). */
-function commandsOf(app: CliApplication): Record<string, TopCommand> {
+function commandsOf(
+  app: CliApplication,
+  fromFile: ReadonlySet<string> = new Set(),
+): Record<string, TopCommand> {
   const { openWebhookAdministration, openPlantStore } = app;
   return {
     serve: {
@@ -80,6 +84,11 @@ function commandsOf(app: CliApplication): Record<string, TopCommand> {
       help: CHECK_HELP,
       run: openPlantStore && ((args, env, io) => checkCommand(args, env, io, openPlantStore)),
     },
+    config: {
+      summary: 'print the effective configuration and where each value came from',
+      help: CONFIG_HELP,
+      run: async (_args, env, io) => configCommand(env, io, fromFile),
+    },
   };
 }
 
@@ -93,6 +102,7 @@ ${Object.entries(commands)
 Options:
   -h, --help     show this help (also: plant-store <command> --help)
   -v, --version  print the version
+  --env-file F   before the command: read variables from F (KEY=value lines) unless set
 
 Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad command line,
 3 token or webhook not found, 4 import did not take every plant, 130 / 143 / 129 export or
@@ -116,13 +126,19 @@ function print(io: Io, text: string): number {
 
 /** Runs one command line; resolves its exit code (`serve` resolves once the server serves: its storage open). */
 export async function runCli(
-  argv: readonly string[],
+  commandLine: readonly string[],
   env: NodeJS.ProcessEnv,
   io: Io,
   application: CliApplication,
 ): Promise<number> {
-  const [name, ...args] = argv;
-  const commands = commandsOf(application);
+  let line;
+  try {
+    line = applyEnvFile(commandLine, env);
+  } catch (error) {
+    return failure(error, io, '', false);
+  }
+  const [name, ...args] = line.argv;
+  const commands = commandsOf(application, line.fromFile);
   let usage = ''; // the command whose help a refusal points to
   try {
     if (name === '--version' || name === '-v') return print(io, version());

@@ -5,6 +5,7 @@ import type { Scope } from '../domain/caller.js';
 import type { Config } from '../config/index.js';
 import type { TokenStore } from '../ports/token-store.js';
 import { MANAGED_TOKEN_PREFIX, tokenDigest } from '../application/token-format.js';
+import { isTokenActive } from '../domain/managed-token.js';
 
 const TENANT = 'default';
 const SCOPES: Scope[] = ['plants:read', 'plants:write', 'metrics:read'];
@@ -79,5 +80,39 @@ export async function warnOfDevelopmentToken(tokens: TokenStore): Promise<void> 
   if (kept.expiresAt !== undefined && kept.expiresAt.getTime() <= Date.now()) return;
   console.error(
     `plant-store: the development token (id ${DEVELOPMENT_TOKEN_ID}) issued at a start without tokens configured still works beside the tokens configured now; "plant-store tokens revoke ${DEVELOPMENT_TOKEN_ID}" ends it`,
+  );
+}
+
+/** `VAR=value`, or `VAR="$VAR"` when the value holds a password, which no log line may show. */
+const assignment = (name: string, value: string): string =>
+  /^[a-z+]+:\/\/[^/@]*:[^/@]*@/i.test(value) ? `${name}="$${name}"` : `${name}=${value}`;
+
+/**
+ * A shared store (Redis, MongoDB) gets no development token: every replica would issue or print
+ * one. With nothing configured and no managed token in the store, no caller can reach the
+ * service: say so, with the command that issues a token on this very store.
+ */
+export async function sayHowToIssueToken(
+  tokens: TokenStore,
+  storage: Config['storage'],
+): Promise<void> {
+  const now = new Date();
+  if ((await tokens.list()).some((token) => isTokenActive(token, now))) return;
+  const where =
+    storage.kind === 'redis'
+      ? [
+          assignment('REDIS_URL', storage.url),
+          ...(storage.prefix === undefined
+            ? []
+            : [assignment('PLANT_STORE_REDIS_PREFIX', storage.prefix)]),
+        ]
+      : storage.kind === 'mongodb'
+        ? [assignment('MONGODB_URL', storage.url)]
+        : [];
+  console.error(
+    `plant-store: no token can reach this service yet (no PLANT_STORE_TOKENS, no JWT issuer, no managed token in ${storage.kind}); issue one:`,
+  );
+  console.error(
+    `  PLANT_STORE_STORAGE=${storage.kind} ${where.join(' ')} plant-store tokens create --tenant ${TENANT} --scope plants:read --scope plants:write`,
   );
 }

@@ -18,6 +18,7 @@ import { serveWorkers, WORKER_READY } from './serve-workers.js';
 import { answerPings, dieWithPrimary } from './worker-heartbeat.js';
 import {
   keepDevelopmentToken,
+  sayHowToIssueToken,
   wantsDevelopmentToken,
   warnOfDevelopmentToken,
   withStaticDevelopmentToken,
@@ -137,6 +138,9 @@ async function serveHere(loaded: Config): Promise<void> {
     const tokens = container.get(TYPES.TokenStore);
     if (wantsDevelopmentToken(loaded)) await keepDevelopmentToken(tokens, { remind });
     else if (remind) await warnOfDevelopmentToken(tokens);
+  } else if (wantsDevelopmentToken(config) && (worker?.id ?? 1) === 1) {
+    // memory has its static development token in `config`; redis and mongodb have none.
+    await sayHowToIssueToken(container.get(TYPES.TokenStore), config.storage);
   }
   // Delivery starts once the stores it reads are open (in every worker of a cluster).
   await service.startDelivery();

@@ -8,6 +8,8 @@ import { serverMissing } from '../../support/server-requirement.js';
 import { ensureBuilt, ROOT, runModule } from './support/built-dist.js';
 
 const run = promisify(execFile);
+/** The pnpm the consumer test installs with (its engines allow Node 18 and later). */
+const PNPM = '12.4.2';
 
 // Variables `npm test` sets for its own project; the consumer's npm must find its own.
 const npmEnv = Object.fromEntries(
@@ -20,7 +22,7 @@ const npm = (args: string[], cwd: string) =>
   run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd,
     env: npmEnv,
-    timeout: 120_000,
+    timeout: 400_000,
   });
 
 const TSCONFIG = {
@@ -72,7 +74,8 @@ async function bytesUnder(dir: string): Promise<number> {
 }
 
 describe('the packed package, installed in a fresh project', function () {
-  this.timeout(180_000);
+  // An install builds lmdb's addon (postinstall): minutes on a busy machine.
+  this.timeout(600_000);
   let project = '';
 
   before(async function () {
@@ -90,18 +93,24 @@ describe('the packed package, installed in a fresh project', function () {
 
   it('when a strict program uses plant-store/client, plant-store/core and plant-store (and the custom store of docs/embedding.md), then it type-checks with skipLibCheck: false and runs', async () => {
     const started = performance.now();
+    // The root tarball alone, as a user installs it: the client travels inside it (bundled).
     const { filename, paths } = await pack(project);
-    // plant-store depends on plant-store-client, installed beside it from its own tarball.
-    const client = await pack(project, 'plant-store-client');
     expect(paths).to.include.members([
       'LICENSE',
       'CHANGELOG.md',
       'dist/core.js',
       'dist/client/index.d.ts',
+      'node_modules/plant-store-client/dist/index.js',
+      // The README links there, and the CLI's help names docs/operations.md.
+      'docs/operations.md',
+      'docs/embedding.md',
     ]);
-    expect(paths.filter((path) => path.endsWith('.map') || path.startsWith('src/'))).to.deep.equal(
-      [],
-    );
+    expect(
+      paths.filter(
+        (path) =>
+          path.endsWith('.map') || /^(?:node_modules\/plant-store-client\/)?src\//.test(path),
+      ),
+    ).to.deep.equal([]);
 
     const devTypes = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).devDependencies;
     await writeFile(
@@ -118,7 +127,6 @@ describe('the packed package, installed in a fresh project', function () {
         'install',
         '--prefer-offline',
         join(project, filename),
-        join(project, client.filename),
         `@types/node@${devTypes['@types/node']}`,
       ],
       project,
@@ -164,6 +172,65 @@ describe('the packed package, installed in a fresh project', function () {
         `import 'plant-store/core' from the installed package ${importMs.toFixed(1)} ms`,
     );
     expect(importMs).to.be.below(300);
+
+    const bin = await run(join(project, 'node_modules', '.bin', 'plant-store'), ['--version'], {
+      cwd: project,
+    });
+    expect(bin.stdout.trim()).to.equal(
+      JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')).version,
+    );
+  });
+
+  it('when pnpm installs the root tarball alone in a fresh project, then plant-store, plant-store/core and plant-store/client import and the bin runs', async function () {
+    // pnpm's own strict layout: a package sees only its declared (or bundled) dependencies.
+    const tools = join(project, 'pnpm-tool');
+    await mkdir(tools);
+    await npm(['install', '--prefix', tools, '-E', `pnpm@${PNPM}`], project);
+    const pnpm = join(tools, 'node_modules', '.bin', 'pnpm');
+    const consumer = join(project, 'pnpm-consumer');
+    await mkdir(consumer);
+    const { filename } = await pack(consumer);
+    await writeFile(
+      join(consumer, 'package.json'),
+      JSON.stringify({ name: 'pnpm-consumer', private: true, type: 'module' }),
+    );
+    // pnpm runs no dependency's install script unless approved, and refuses to finish while one
+    // is undecided (strictDepBuilds): plant-store's builds lmdb's fixed addon; lmdb's own and
+    // msgpackr-extract's load prebuilt binaries without theirs; scarf's is analytics.
+    await writeFile(
+      join(consumer, 'pnpm-workspace.yaml'),
+      [
+        'allowBuilds:',
+        // A tarball's key, as pnpm names it (from the registry: `plant-store: true`).
+        `  'plant-store@file:${filename}': true`,
+        '  lmdb: false',
+        '  msgpackr-extract: false',
+        "  '@scarf/scarf': false",
+        '',
+      ].join('\n'),
+    );
+    await run(pnpm, ['add', join(consumer, filename)], {
+      cwd: consumer,
+      env: npmEnv,
+      timeout: 400_000,
+    }).catch((error: { stderr?: string; stdout?: string }) =>
+      expect.fail(`pnpm add failed:\n${error.stdout}\n${error.stderr}`),
+    );
+
+    const loaded = await runModule(
+      [
+        "const root = await import('plant-store');",
+        "const core = await import('plant-store/core');",
+        "const client = await import('plant-store/client');",
+        'console.log(JSON.stringify([typeof root.createHttpApp, typeof core.PlantService, String(client.toPlantId(42))]));',
+      ].join(' '),
+      consumer,
+    );
+    expect(JSON.parse(loaded)).to.deep.equal(['function', 'function', '42']);
+    const bin = await run(join(consumer, 'node_modules', '.bin', 'plant-store'), ['--help'], {
+      cwd: consumer,
+    });
+    expect(bin.stdout).to.match(/^Usage: plant-store <command>/);
   });
 
   it('when plant-store-client is packed and installed alone in an empty project, then it is one package under 200 kB, and it loads', async () => {
