@@ -1,6 +1,6 @@
 // `plant-store serve --workers N`: the primary process of a node:cluster, which serves nothing
 // itself. Every worker runs the same command line and so `serve` (serve.ts), on the one port
-// the cluster shares; the stores must be shared ones (Redis, MongoDB), which the CLI checks.
+// the cluster shares; the stores must be shared ones (LMDB, Redis, MongoDB: not memory), which the CLI checks.
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/index.js';
 import { shareRefusals } from '../adapters/http/server/overrun-refusals.js';

@@ -3,7 +3,7 @@ import { DEFAULT_HTTP_LIMITS, type HttpLimits } from '../adapters/http/server/ht
 import { ConfigError } from '../adapters/config-error.js';
 import { parseInteger } from './parse.js';
 
-/** Descriptors kept for the stores, the token file and logs when connections are bounded. */
+/** Descriptors kept for the stores' files and logs when connections are bounded. */
 const RESERVED_DESCRIPTORS = 128;
 
 /**

@@ -32,7 +32,7 @@ export interface Config {
   /** The configured bearer tokens (PLANT_STORE_TOKENS). */
   staticTokens: StaticToken[];
   logLevel: LogLevel;
-  /** Requests a second per tenant (one-second windows, shared through a Redis or MongoDB storage); 0 turns limiting off. */
+  /** Requests a second per tenant (one-second windows, shared through the storage: the data directory, Redis or MongoDB; per process on memory); 0 turns limiting off. */
   rateLimit: number;
   /**
    * The token and webhook files of earlier versions, taken into the durable storage once at its

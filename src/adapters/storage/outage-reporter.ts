@@ -12,7 +12,7 @@ const LABEL: Record<StorePart, string> = { plants: 'plant store', tokens: 'token
  * Whether one store can serve, as its adapter and its callers see it: the first failure logs a
  * `warn` and the first success after it an `info`, once each however many calls fail or succeed
  * in between, so that every technology (a lost Redis connection, a MongoDB that stopped answering,
- * a corrupt token file) reports the same two lines.
+ * a full disk) reports the same two lines.
  */
 export class OutageReporter {
   private since: number | undefined;

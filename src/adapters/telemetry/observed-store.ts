@@ -6,7 +6,7 @@ import type { ServiceMetrics } from './service-metrics.js';
 
 /** What watches a store's calls; only `outages` is always there. */
 export interface StoreObservers {
-  /** The technology: the `adapter` label and the span's `db.system` (memory, redis, mongodb). */
+  /** The technology: the `adapter` label and the span's `db.system` (lmdb, memory, redis, mongodb; custom for a host's store). */
   readonly adapter: string;
   readonly outages: OutageReporter;
   readonly metrics?: ServiceMetrics | undefined;

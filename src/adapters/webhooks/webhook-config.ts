@@ -21,7 +21,7 @@ export interface WebhookConfig {
   cacheMs: number;
   /**
    * Whether this process delivers (it always records). False leaves delivery to other instances
-   * on the same Redis or MongoDB, so that serving creates does not pay for sending them.
+   * on the same store (data directory, Redis or MongoDB), so that serving creates does not pay for sending them.
    */
   deliver: boolean;
 }
