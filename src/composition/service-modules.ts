@@ -9,7 +9,6 @@ import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
 import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import { optional, TYPES } from './identifiers.js';
-import { inOrder, USE_CASE_DECORATORS } from './request-path.js';
 
 /** The logger (pino on stdout at LOG_LEVEL) and the clock. */
 export const baseModule = (config: Config): ContainerModule =>
@@ -34,17 +33,11 @@ export const webhooksModule = (config: Config): ContainerModule =>
  */
 export const applicationModule = (config: Config): ContainerModule =>
   new ContainerModule(({ bind }) => {
-    // The decorators around the use cases and around the stores: request-path.ts.
+    // A span per use case when a tracer is bound (the stores' decorators: telemetry-module.ts).
     bind(TYPES.PlantUseCases).toResolvedValue(
       (store, events, tracer) => {
-        const decorators = inOrder(USE_CASE_DECORATORS, {
-          'traced-use-cases': (plants: PlantUseCases) =>
-            tracer ? tracedUseCases(plants, tracer) : plants,
-        });
-        return decorators.reduceRight<PlantUseCases>(
-          (plants, decorate) => decorate(plants),
-          new PlantService(store, events),
-        );
+        const plants: PlantUseCases = new PlantService(store, events);
+        return tracer ? tracedUseCases(plants, tracer) : plants;
       },
       [TYPES.PlantStore, optional(TYPES.PlantEvents), optional(TYPES.Tracer)],
     );

@@ -7,7 +7,6 @@ import { activeTracer } from '../adapters/telemetry/tracing.js';
 import { PLANT_STORE_METHODS, type PlantStore } from '../ports/plant-store.js';
 import { TOKEN_STORE_METHODS, type TokenStore } from '../ports/token-store.js';
 import { optional, TYPES } from './identifiers.js';
-import { inOrder, STORE_DECORATORS } from './request-path.js';
 
 /** What watches the stores' calls, from the container (metrics and tracer only when bound). */
 function observers(context: ResolutionContext, config: Config, store: object, own: object) {
@@ -20,8 +19,8 @@ function observers(context: ResolutionContext, config: Config, store: object, ow
 
 /**
  * Metrics (unless PLANT_STORE_METRICS is off), the tracer (when an OpenTelemetry provider is
- * registered), requests in flight, outage reporting, and the decorators of the stores
- * (request-path.ts): whatever is bound to PlantStore or TokenStore (the configured adapter or an
+ * registered), requests in flight, outage reporting, and the store decorator
+ * (observed-store.ts): whatever is bound to PlantStore or TokenStore (the configured adapter or an
  * embedder's) is timed, traced and reported on as it is activated.
  */
 export const telemetryModule = (config: Config): ContainerModule =>
@@ -42,18 +41,10 @@ export const telemetryModule = (config: Config): ContainerModule =>
     );
     onActivation(TYPES.PlantStore, (context, store: PlantStore) => {
       const watch = observers(context, config, store, context.get(TYPES.Storage).plants);
-      const decorators = inOrder(STORE_DECORATORS, {
-        'observed-store': (inner: PlantStore) =>
-          observedStore(inner, PLANT_STORE_METHODS, { ...watch, outages: watch.outages.plants }),
-      });
-      return decorators.reduceRight((inner, decorate) => decorate(inner), store);
+      return observedStore(store, PLANT_STORE_METHODS, { ...watch, outages: watch.outages.plants });
     });
     onActivation(TYPES.TokenStore, (context, store: TokenStore) => {
       const watch = observers(context, config, store, context.get(TYPES.Storage).tokens);
-      const decorators = inOrder(STORE_DECORATORS, {
-        'observed-store': (inner: TokenStore) =>
-          observedStore(inner, TOKEN_STORE_METHODS, { ...watch, outages: watch.outages.tokens }),
-      });
-      return decorators.reduceRight((inner, decorate) => decorate(inner), store);
+      return observedStore(store, TOKEN_STORE_METHODS, { ...watch, outages: watch.outages.tokens });
     });
   });

@@ -24,7 +24,6 @@ export const COVERED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
   'adapters/http/encoded-body.ts': ['test/e2e/http/body-bounds.test.ts'],
   'adapters/http/error-catalogue.ts': ['test/contract/http/error-catalogue.test.ts'],
   'adapters/http/http-problem.ts': ['test/contract/http/error-catalogue.test.ts'],
-  'adapters/http/json-answer.ts': ['test/contract/http/memory.http.test.ts'],
   'adapters/http/operations/metrics-route.ts': [
     'test/e2e/operations/observability.test.ts',
     'test/e2e/operations/workers-metrics.test.ts',
@@ -51,7 +50,6 @@ export const COVERED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
   ],
   'adapters/http/server/output-watch.ts': ['test/e2e/http/output-and-connections.test.ts'],
   'adapters/http/server/pipelined-answers.ts': ['test/e2e/http/pipelined-answers.test.ts'],
-  'adapters/http/server/raw-answer.ts': ['test/e2e/http/protocol-answers.test.ts'],
   'adapters/http/trusted-proxy.ts': ['test/e2e/http/trusted-proxy.test.ts'],
   'adapters/limits/ferretdb-limiter.ts': ['test/contract/limits/mongodb-keyed-limiter.test.ts'],
   'adapters/limits/keyed-limiter.ts': ['test/contract/limits/keyed-limiter.test.ts'],

@@ -185,18 +185,15 @@ describe('dependency rule (docs/architecture.md)', () => {
     expect(offenders.map((f) => f.path)).to.deep.equal([]);
   });
 
-  it('when an adapter imports, then never the composition, main or cli (they are built on adapters), but composition/request-path.ts, which imports nothing', () => {
+  it('when an adapter imports, then never the composition, main or cli (they are built on adapters)', () => {
     const offenders = files
       .filter((f) => f.path.startsWith('adapters/'))
       .flatMap((f) =>
         f.specifiers
           .filter((s) => /(?:^|\/)(?:composition\/|cli\/|main\.js$|cli\.js$)/.test(s))
-          .filter((s) => !s.endsWith('composition/request-path.js'))
           .map((s) => `${f.path}: ${s}`),
       );
     expect(offenders).to.deep.equal([]);
-    const requestPath = files.find((f) => f.path === 'composition/request-path.ts');
-    expect(requestPath?.specifiers).to.deep.equal([]);
   });
 
   it('when the plant-store command is loaded, then neither Koa nor inversify is (its commands load them on demand)', () => {

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { problem } from '../error-catalogue.js';
 import { toProblem } from '../error-handler.js';
-import { answerJson } from '../json-answer.js';
 import { sharedPing } from './shared-ping.js';
 import { serverOf } from '../server/node-internals.js';
 
@@ -35,9 +34,13 @@ function draining(req: IncomingMessage): boolean {
 export function readiness(checks: readonly ReadinessCheck[]): Middleware {
   const pings = checks.map((check) => sharedPing(check));
   const stopping = problem('shutting-down');
-  const stoppingBody = stopping.json({ failing: [] });
   return async function getReadiness(ctx) {
-    if (draining(ctx.req)) return answerJson(ctx, 503, stoppingBody, stopping.headers);
+    const answer = (status: number, body: object, headers = {}) => {
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = body;
+    };
+    if (draining(ctx.req)) return answer(503, stopping.body({ failing: [] }), stopping.headers);
     const results = await Promise.allSettled(pings.map((check) => check.ping()));
     const failing: string[] = [];
     let first: unknown;
@@ -46,9 +49,9 @@ export function readiness(checks: readonly ReadinessCheck[]): Middleware {
       failing.push(checks[i]!.name);
       first ??= result.reason;
     });
-    if (failing.length === 0) return answerJson(ctx, 200, '{"status":"ready"}');
-    const answer = toProblem(first);
-    if (answer === undefined || answer.status !== 503) throw first;
-    answerJson(ctx, 503, answer.json({ failing }), answer.headers);
+    if (failing.length === 0) return answer(200, { status: 'ready' });
+    const refusal = toProblem(first);
+    if (refusal === undefined || refusal.status !== 503) throw first;
+    answer(503, refusal.body({ failing }), refusal.headers);
   };
 }
