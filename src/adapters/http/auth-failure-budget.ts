@@ -1,5 +1,5 @@
 import type { KeyedLimiter } from '../limits/keyed-limiter.js';
-import { clientKey } from './server/client-key.js';
+import { clientKey } from './client-key.js';
 import { problem } from './error-catalogue.js';
 
 /**

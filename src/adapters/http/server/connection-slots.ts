@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKey, networkKey } from './client-key.js';
+import { clientKey, networkKey } from '../client-key.js';
 import { responseInProgress } from './node-internals.js';
 
 export interface ConnectionSlotLimits {

@@ -2,7 +2,7 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { answer, clientErrorHandler, rawAnswer } from './client-error.js';
-import { clientKey } from './client-key.js';
+import { clientKey } from '../client-key.js';
 import { endAndDestroy, lingeringClose } from './close-socket.js';
 import { boundConnections, type ConnectionSlots } from './connection-slots.js';
 import {
@@ -20,28 +20,17 @@ import { countRawHeaders } from '../raw-headers.js';
 
 /** Every bound the HTTP server holds its clients to; docs/operations.md states each default. */
 export interface HttpLimits {
-  /** The whole header block must arrive within this. */
-  headersTimeoutMs: number;
-  /** The whole request, headers and body, must arrive within this. */
-  requestTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. */
-  keepAliveTimeoutMs: number;
-  /** A connection on which nothing moves, either way, is destroyed after this. */
-  idleTimeoutMs: number;
-  /** Output may wait this long for a client that does not read it. */
-  sendTimeoutMs: number;
-  /** Output waiting for clients on all connections together. */
-  maxBufferedOutputBytes: number;
-  /** Connections open at once; at the bound, an idle one gives its slot to a new one. */
-  maxConnections: number;
-  /** Connections one client address (IPv4, IPv6 /64) may hold. */
-  maxConnectionsPerAddress: number;
-  /** Connections one IPv6 /56 (a site's usual allocation) may hold, over all its /64s. */
-  maxConnectionsPerNetwork: number;
-  /** Connections the kernel queues before the server accepts them (capped by somaxconn). */
-  backlog: number;
-  /** A connection the server has answered and closed waits at most this for the client's close. */
-  lingerMs: number;
+  headersTimeoutMs: number; // the whole header block must arrive within this
+  requestTimeoutMs: number; // the whole request, headers and body, must arrive within this
+  keepAliveTimeoutMs: number; // an idle keep-alive connection is closed after this
+  idleTimeoutMs: number; // a connection on which nothing moves, either way, is destroyed after this
+  sendTimeoutMs: number; // output may wait this long for a client that does not read it
+  maxBufferedOutputBytes: number; // output waiting for clients on all connections together
+  maxConnections: number; // open at once; at the bound, an idle one gives its slot to a new one
+  maxConnectionsPerAddress: number; // per client address (IPv4, IPv6 /64)
+  maxConnectionsPerNetwork: number; // per IPv6 /56 (a site's usual allocation), over its /64s
+  backlog: number; // connections the kernel queues before they are accepted (capped by somaxconn)
+  lingerMs: number; // how long a connection closed after an answer waits for the client's close
 }
 
 export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {

@@ -36,24 +36,3 @@ export function onCloseAfterAnswer(socket: Socket, close: () => void): void {
 export function stopParsing(socket: Socket): void {
   socket.removeAllListeners('data');
 }
-
-/**
- * Destroys a connection without the stack trace node:http captures for each parsed, unanswered
- * request it aborts from its 'close' listener: stacks are off only while those listeners run.
- */
-export function destroyWithoutStacks(socket: Socket): void {
-  let limit: number | undefined;
-  const restore = () => {
-    if (limit === undefined) return;
-    Error.stackTraceLimit = limit;
-    limit = undefined;
-  };
-  socket.prependOnceListener('close', () => {
-    limit = Error.stackTraceLimit;
-    Error.stackTraceLimit = 0;
-    // On the next tick too, should a listener throw.
-    process.nextTick(restore);
-  });
-  socket.once('close', restore);
-  socket.destroy();
-}

@@ -1,6 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { destroyWithoutStacks } from './node-internals.js';
 
 /** Per connection: the answers the application is producing, and the requests waiting their turn. */
 interface Turns {
@@ -67,9 +66,7 @@ export function answerInTurn(
     if (state.waiting.length >= maxWaiting) {
       state.waiting.splice(0);
       overran(socket);
-      // perf: 13 against 39 ms of CPU per connection of 2,340 parsed requests (bench/README.md,
-      // "What the hand-made fast paths save"): node:http aborts each with a stack trace.
-      return destroyWithoutStacks(socket);
+      return void socket.destroy();
     }
     state.waiting.push([req, res]);
     if (!state.paused) {
