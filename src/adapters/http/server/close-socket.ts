@@ -18,7 +18,7 @@ export function destroyAfter(socket: Socket, ms: number): void {
  * Sends `data`, half-closes, and destroys the socket once the client closes too or after
  * `lingerMs`: a client that never closes cannot pin the descriptor (FIN-WAIT-2).
  */
-export function endAndDestroy(socket: Socket, data: string, lingerMs = DEFAULT_LINGER_MS): void {
+export function endAndDestroy(socket: Socket, data: string, lingerMs: number): void {
   if (!socket.writable) return void socket.destroy();
   socket.setTimeout(0);
   destroyAfter(socket, lingerMs);
@@ -33,7 +33,7 @@ export function endAndDestroy(socket: Socket, data: string, lingerMs = DEFAULT_L
  * it closes or `lingerMs` passes. node:http destroys at once, and the kernel then answers the unread
  * body with a reset that takes the answer from a client still sending (a 401 or 413 to an upload).
  */
-export function lingeringClose(socket: Socket, lingerMs = DEFAULT_LINGER_MS): void {
+export function lingeringClose(socket: Socket, lingerMs: number): void {
   if (socket.destroyed || lingering.has(socket)) return;
   lingering.add(socket);
   if (!socket.writable) return void socket.destroy();
