@@ -1,4 +1,6 @@
 import { Router } from '@koa/router';
+import type { Context } from 'koa';
+import { jsonString } from '../../domain/json-text.js';
 import { OPERATION_SCOPES } from '../../domain/caller.js';
 import { parsePlantId, type PlantId } from '../../domain/plant-id.js';
 import type { NewPlant, Plant } from '../../domain/plant.js';
@@ -10,8 +12,21 @@ import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.j
 import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
 import { callerOf, mountPrefix } from './request-state.js';
 
-/** A Plant as the contract answers it: name and tag whitelisted, never the id. */
-const plantBody = ({ name, tag }: Plant) => ({ name, tag });
+/** A Plant as JSON, whitelisting name and tag (never the id). */
+function plantJson(plant: Plant): string {
+  const name = `{"name":${jsonString(plant.name)}`;
+  return plant.tag === undefined ? `${name}}` : `${name},"tag":${jsonString(plant.tag)}}`;
+}
+
+/**
+ * Answers JSON built here, through Koa (ctx.status and ctx.body stay the host's to see).
+ * perf: with the page written in one pass, GET 853-882k against 1,127-1,258k instructions a
+ * request through `ctx.body = plants` (callgrind, bench/instructions.ts), 43 against 50 µs CPU.
+ */
+function answerJson(ctx: Context, json: string): void {
+  ctx.set('Content-Type', 'application/json; charset=utf-8');
+  ctx.body = json;
+}
 
 interface PlantRouteOptions {
   plants: PlantUseCases;
@@ -37,7 +52,7 @@ export function plantRoutes({ plants, tokenVerifier, limits }: PlantRouteOptions
       // Untyped JSON: createPlant checks every field at run time, so the cast only skips the compile-time one.
       const input = parseJsonObject(bodyBytes(ctx)) as unknown as NewPlant;
       const plant = await plants.createPlant(callerOf(ctx), input);
-      ctx.body = plantBody(plant);
+      answerJson(ctx, plantJson(plant));
     },
   );
 
@@ -50,7 +65,7 @@ export function plantRoutes({ plants, tokenVerifier, limits }: PlantRouteOptions
     if (limit !== undefined) query.limit = limit;
     if (after !== undefined) query.after = after;
     const page = await plants.listPlants(callerOf(ctx), query);
-    ctx.body = page.plants.map(plantBody);
+    answerJson(ctx, `[${page.plants.map(plantJson).join(',')}]`);
     if (page.next === undefined) return;
     // The path alone (under a mount, with its prefix): an absolute-form target
     // (`GET http://host/plants`) must not pick the host.
