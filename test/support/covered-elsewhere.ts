@@ -30,7 +30,6 @@ export const COVERED_ELSEWHERE: Readonly<Record<string, readonly string[]>> = {
   ],
   'adapters/http/operations/open-routes.ts': ['test/contract/http/memory.http.test.ts'],
   'adapters/http/operations/readiness.ts': ['test/e2e/operations/outage-reports.test.ts'],
-  'adapters/http/operations/shared-ping.ts': ['test/e2e/operations/outage-reports.test.ts'],
   'adapters/http/plant-routes.ts': [
     'test/contract/http/memory.http.test.ts',
     'test/contract/http/fuzz.test.ts',

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { problem } from '../error-catalogue.js';
 import { toProblem } from '../error-handler.js';
-import { sharedPing } from './shared-ping.js';
 import { serverOf } from '../server/node-internals.js';
 
 /**
@@ -13,6 +12,38 @@ import { serverOf } from '../server/node-internals.js';
 export interface ReadinessCheck {
   readonly name: string;
   ping(): Promise<void>;
+}
+
+/** How long one readiness look at a store answers for: /readyz asks each store at most once a second. */
+const READINESS_INTERVAL_MS = 1000;
+
+/**
+ * The store's ping, shared: callers while one runs get its outcome, and so do callers within
+ * `intervalMs` after it settled. An unauthenticated /readyz then costs each store at most one look
+ * per interval, however many ask, at the price of an answer up to `intervalMs` old.
+ */
+function sharedPing(
+  store: ReadinessCheck,
+  intervalMs = READINESS_INTERVAL_MS,
+): Pick<ReadinessCheck, 'ping'> {
+  let outcome: Promise<void> | undefined;
+  let running = false;
+  let freshUntil = 0;
+  return {
+    ping(): Promise<void> {
+      if (outcome !== undefined && (running || Date.now() < freshUntil)) return outcome;
+      running = true;
+      outcome = Promise.resolve()
+        .then(() => store.ping())
+        .finally(() => {
+          running = false;
+          freshUntil = Date.now() + intervalMs;
+        });
+      // Callers handle the outcome; a shared rejection kept for later ones is no unhandled one.
+      outcome.catch(() => {});
+      return outcome;
+    },
+  };
 }
 
 /**
