@@ -20,8 +20,8 @@ function plantJson(plant: Plant): string {
 
 /**
  * Answers JSON written here, through Koa's ctx.body (a host's middleware still sees it).
- * perf: GET 948k against 1,127-1,258k instructions a request with `ctx.body = plants`, Koa's own
- * JSON (callgrind, bench/instructions.ts).
+ * perf: Koa's own JSON (`ctx.body = plants`) costs a GET 15%: 959-987k against 834-849k
+ * instructions a request (callgrind, bench/instructions.ts, two runs in either order).
  */
 function answerJson(ctx: Context, json: string): void {
   ctx.set('Content-Type', 'application/json; charset=utf-8');
