@@ -15,7 +15,6 @@ import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenStore } from '../ports/token-store.js';
 import { TYPES } from './identifiers.js';
-import { inOrder, USE_CASE_DECORATORS } from './request-path.js';
 
 /** The logger (pino on stdout at LOG_LEVEL), the clock, and what a host adds to the HTTP app. */
 export const baseModule = (config: Config): ContainerModule =>
@@ -45,18 +44,12 @@ export const authModule = (config: Config): ContainerModule =>
     );
   });
 
-/** The plant use cases over the store bound, with the decorators around them (request-path.ts). */
+/** The plant use cases over the store bound, with a span per use case when a tracer is registered. */
 export function plantUseCases(
   store: PlantStore,
   events: PlantEvents | undefined,
   tracer: Tracer | undefined,
 ): PlantUseCases {
-  const decorators = inOrder(USE_CASE_DECORATORS, {
-    'traced-use-cases': (plants: PlantUseCases) =>
-      tracer ? tracedUseCases(plants, tracer) : plants,
-  });
-  return decorators.reduceRight<PlantUseCases>(
-    (plants, decorate) => decorate(plants),
-    new PlantService(store, events),
-  );
+  const plants: PlantUseCases = new PlantService(store, events);
+  return tracer ? tracedUseCases(plants, tracer) : plants;
 }

@@ -7,7 +7,6 @@ import { activeTracer } from '../adapters/telemetry/tracing.js';
 import { PLANT_STORE_METHODS, type PlantStore } from '../ports/plant-store.js';
 import { TOKEN_STORE_METHODS, type TokenStore } from '../ports/token-store.js';
 import { TYPES } from './identifiers.js';
-import { inOrder, STORE_DECORATORS } from './request-path.js';
 import { OWN_PARTS } from './storage-module.js';
 
 /** What watches the stores' calls (metrics when bound, the tracer when registered). */
@@ -26,7 +25,7 @@ function observers(
 
 /**
  * Metrics (unless PLANT_STORE_METRICS is off, counting `counts` as requests in flight), and the
- * decorators of the stores (request-path.ts): whatever is bound to PlantStore or TokenStore (the
+ * store decorator (observed-store.ts): whatever is bound to PlantStore or TokenStore (the
  * configured adapter or an embedder's) is timed, traced and reported on as it is activated.
  */
 export const telemetryModule = (config: Config, counts?: RequestCounts): ContainerModule =>
@@ -40,17 +39,9 @@ export const telemetryModule = (config: Config, counts?: RequestCounts): Contain
       );
     }
     onActivation(TYPES.PlantStore, (context, store: PlantStore) => {
-      const watch = observers(context, config, store, 'plants');
-      const decorators = inOrder(STORE_DECORATORS, {
-        'observed-store': (inner: PlantStore) => observedStore(inner, PLANT_STORE_METHODS, watch),
-      });
-      return decorators.reduceRight((inner, decorate) => decorate(inner), store);
+      return observedStore(store, PLANT_STORE_METHODS, observers(context, config, store, 'plants'));
     });
     onActivation(TYPES.TokenStore, (context, store: TokenStore) => {
-      const watch = observers(context, config, store, 'tokens');
-      const decorators = inOrder(STORE_DECORATORS, {
-        'observed-store': (inner: TokenStore) => observedStore(inner, TOKEN_STORE_METHODS, watch),
-      });
-      return decorators.reduceRight((inner, decorate) => decorate(inner), store);
+      return observedStore(store, TOKEN_STORE_METHODS, observers(context, config, store, 'tokens'));
     });
   });

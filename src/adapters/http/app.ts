@@ -3,13 +3,11 @@ import Koa from 'koa';
 import type { Logger } from '../../ports/logger.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { inOrder, MIDDLEWARE } from '../../composition/request-path.js';
-import { AuthFailureBudget } from './auth-failure-budget.js';
+import { AuthFailureBudget, tenantRateLimit } from './bearer-auth.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { problem } from './error-catalogue.js';
 import { errorHandler } from './error-handler.js';
 import { plantRoutes } from './plant-routes.js';
-import { tenantRateLimit } from './rate-limit.js';
 import { KeyedLimiter, type LimiterWatch } from '../limits/keyed-limiter.js';
 import type { LimiterStore } from '../limits/limiter-store.js';
 import type { ServiceMetrics } from '../telemetry/service-metrics.js';
@@ -108,29 +106,27 @@ export function createHttpApp({
   if (docs) routers.push(docsRoutes());
   if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
 
-  // Reached only when no route took the request: 405 if the path exists with other methods, else 404.
-  const noRoute: Koa.Middleware = async (ctx) => {
+  // The middleware in the order a request meets it. The client's address behind a trusted proxy,
+  // for the per-address rules and the log:
+  const proxied = trust && trustProxy(app, trust);
+  if (proxied) app.use(proxied);
+  // The access log, metrics, span and request id, around everything that may fail:
+  app.use(requestObserver({ logger, accessLog, metrics, tracer, requestId, counts }));
+  // Any failure below becomes the contract's Error body:
+  app.use(errorHandler(logger));
+  // The operations; each /plants route authorizes, then reads its body (plant-routes.ts):
+  for (const router of routers) app.use(router.routes());
+  // No route took it: 405 if the path exists with other methods, else 404.
+  app.use(async (ctx) => {
     const allowed = new Set(
       routers.flatMap((router) =>
         router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods),
       ),
     );
-    if (allowed.size > 0) {
-      const allow = [...allowed].join(', ');
-      throw problem('method-not-allowed', { method: ctx.method, path: ctx.path, allow });
-    }
-    throw problem('no-route', ctx.path);
-  };
-  const middleware = inOrder(MIDDLEWARE, {
-    'trust-proxy': trustProxy(app, trust),
-    'request-observer': [
-      requestObserver({ logger, accessLog, metrics, tracer, requestId, ...(counts && { counts }) }),
-    ],
-    'error-handler': [errorHandler(logger)],
-    routes: routers.map((router) => router.routes()),
-    'no-route': [noRoute],
+    if (allowed.size === 0) throw problem('no-route', ctx.path);
+    const allow = [...allowed].join(', ');
+    throw problem('method-not-allowed', { method: ctx.method, path: ctx.path, allow });
   });
-  for (const step of middleware.flat()) app.use(step);
   app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
   return app;
 }

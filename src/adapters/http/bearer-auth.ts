@@ -1,12 +1,53 @@
 import type { Context, Middleware } from 'koa';
-import { requireScope, type Scope } from '../../domain/caller.js';
+import { requireScope, type Caller, type Scope } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import type { AuthFailureBudget } from './auth-failure-budget.js';
+import type { KeyedLimiter } from '../limits/keyed-limiter.js';
+import { clientKey } from './client-key.js';
 import { problem } from './error-catalogue.js';
 import { countRawHeaders } from './raw-headers.js';
 import { HttpProblem } from './http-problem.js';
 import { requestState } from './request-state.js';
-import type { Admit } from './rate-limit.js';
+
+/** Checks a caller against the tenant's budget; `spend` false checks without using it up. */
+export type Admit = (caller: Caller, spend: boolean) => Promise<void>;
+
+/**
+ * The tenant's requests a second, counted by `limiter` (shared through the store when it lends
+ * one). Returns a check that rejects with the contract's 429 when the tenant has none left, and
+ * that uses up the budget only when asked to: a request refused for its scope costs the tenant
+ * nothing.
+ */
+export function tenantRateLimit(limiter: KeyedLimiter): Admit {
+  const perSecond = limiter.points;
+  const admitted = (ms: number): void => {
+    if (ms > 0) throw problem('rate-limited', { perSecond, wait: Math.ceil(ms / 1000) });
+  };
+  return (caller, spend) =>
+    (spend ? limiter.consume(caller.tenant) : limiter.peek(caller.tenant)).then(admitted);
+}
+
+/**
+ * Authentication failures (400 40005, 401) per client address, counted by `limiter` (shared
+ * through the store when it lends one). Valid requests cost nothing, not even a round trip: only
+ * a failure is counted, and an address that used up its budget is refused by this process alone
+ * (429 42902, before its token is looked at) for the rest of the window, so that a flood of
+ * made-up tokens costs neither store lookups nor signature checks.
+ */
+export class AuthFailureBudget {
+  constructor(private readonly limiter: KeyedLimiter) {}
+
+  /** Throws the contract's 429 when this process knows the address used up its failures. */
+  check(address: string | undefined): void {
+    const ms = this.limiter.refusedFor(clientKey(address));
+    if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+  }
+
+  /** Counts one failed authentication; rejects with the contract's 429 when it was one too many. */
+  async charge(address: string | undefined): Promise<void> {
+    const ms = await this.limiter.consume(clientKey(address));
+    if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+  }
+}
 
 // RFC 6750 b64token (RFC 7235 token68).
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;

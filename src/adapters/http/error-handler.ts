@@ -3,7 +3,6 @@ import { isPlantError } from '../../domain/errors.js';
 import type { Logger } from '../../ports/logger.js';
 import { domainProblem, problem } from './error-catalogue.js';
 import { HttpProblem } from './http-problem.js';
-import { answerJson } from './json-answer.js';
 import { requestLog } from './request-observer.js';
 import { requestState } from './request-state.js';
 
@@ -47,7 +46,9 @@ export function errorHandler(logger: Logger): Middleware {
         );
       }
       requestState(ctx).errorCode = answer.code;
-      answerJson(ctx, answer.status, answer.json(), answer.headers);
+      ctx.status = answer.status;
+      ctx.set(answer.headers);
+      ctx.body = answer.body();
     }
   };
 }

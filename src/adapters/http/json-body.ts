@@ -54,10 +54,9 @@ export const readBody: Middleware = async (ctx, next) => {
   if (coding !== undefined && coding !== 'identity') {
     body = readEncodedBody(req, coding);
   } else {
-    const length = req.headers['content-length'];
     body = getRawBody(req, {
       limit: BODY_LIMIT_BYTES,
-      ...(length !== undefined && { length: ~~length }),
+      length: req.headers['content-length'] ?? null,
     });
   }
   requestState(ctx).body = await body;

@@ -52,7 +52,7 @@ export interface ObserverOptions {
   metrics?: ServiceMetrics | undefined;
   /** A server span per request, child of an incoming W3C traceparent; absent: no span at all. */
   tracer?: Tracer | undefined;
-  counts?: RequestCounts;
+  counts?: RequestCounts | undefined;
   /** The host's id of this request, when it has one; else a well-formed X-Request-Id, or a UUID. */
   requestId?: ((ctx: Context) => string | undefined) | undefined;
 }

@@ -25,27 +25,21 @@ export function trustedPeer(
 }
 
 /**
- * Makes `ctx.ip` the client's address, which every per-address rule reads. Off (undefined): the
- * peer's address, `X-Forwarded-For` ignored. A hop count: Koa's own `app.proxy` with
- * `app.maxIpsCount`, so the address is the leftmost of the last `hops` entries, those the
- * trusted proxies appended. An address list, which Koa cannot express: proxy-addr walks from the
- * peer leftwards through `X-Forwarded-For` while the address is trusted, and the first untrusted
- * one is the client (only requests from a trusted peer pay for it); the middleware it returns
- * does that, to be installed first (none for a hop count or off).
+ * Makes `ctx.ip` the client's address, which every per-address rule reads. A hop count is Koa's
+ * own `app.proxy` with `app.maxIpsCount` (no middleware). An address list, which Koa cannot
+ * express, is the middleware returned: proxy-addr walks `X-Forwarded-For` leftwards from a trusted
+ * peer while the address is trusted; the first untrusted one is the client.
  */
-export function trustProxy(app: Koa, trust: TrustProxy | undefined): Koa.Middleware[] {
-  if (trust === undefined) return [];
+export function trustProxy(app: Koa, trust: TrustProxy): Koa.Middleware | undefined {
   if ('hops' in trust) {
     app.proxy = true;
     app.maxIpsCount = trust.hops;
-    return [];
+    return undefined;
   }
   const trusted = compileTrust(trust.addresses);
-  return [
-    (ctx, next) => {
-      const peer = ctx.req.socket.remoteAddress;
-      if (peer !== undefined && trusted(peer, 0)) ctx.request.ip = proxyaddr(ctx.req, trusted);
-      return next();
-    },
-  ];
+  return (ctx, next) => {
+    const peer = ctx.req.socket.remoteAddress;
+    if (peer !== undefined && trusted(peer, 0)) ctx.request.ip = proxyaddr(ctx.req, trusted);
+    return next();
+  };
 }

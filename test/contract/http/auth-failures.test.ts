@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { clientKey } from '../../../src/adapters/http/server/client-key.js';
+import { clientKey } from '../../../src/adapters/http/client-key.js';
 import { MemoryTokenStore } from '../../../src/adapters/storage/memory/memory-token-store.js';
 import { TYPES } from '../../../src/composition/identifiers.js';
 import { Api, ROLE_TOKENS } from '../../support/http-harness.js';

@@ -1,7 +1,6 @@
 import { Router } from '@koa/router';
 import { stringify } from 'lossless-json';
 import { openApiDocument } from '../docs/openapi.js';
-import { answerJson } from '../json-answer.js';
 import { mountPrefix } from '../request-state.js';
 import { readiness, type ReadinessCheck } from './readiness.js';
 
@@ -27,8 +26,11 @@ function openApiJson(mountPath: unknown): string {
 /** The endpoints without a token: the description, liveness and readiness (asking `checks`). */
 export function openRoutes(checks: readonly ReadinessCheck[]): Router {
   const router = new Router();
-  router.get('/openapi.json', (ctx) => answerJson(ctx, 200, openApiJson(ctx.mountPath)));
-  router.get('/healthz', (ctx) => answerJson(ctx, 200, '{"status":"ok"}'));
+  router.get('/openapi.json', (ctx) => {
+    ctx.type = 'json';
+    ctx.body = openApiJson(ctx.mountPath);
+  });
+  router.get('/healthz', (ctx) => (ctx.body = { status: 'ok' }));
   router.get('/readyz', readiness(checks));
   return router;
 }

@@ -2,8 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import { problem } from '../error-catalogue.js';
 import { toProblem } from '../error-handler.js';
-import { answerJson } from '../json-answer.js';
-import { sharedPing } from './shared-ping.js';
 import { serverOf } from '../server/node-internals.js';
 
 /**
@@ -14,6 +12,38 @@ import { serverOf } from '../server/node-internals.js';
 export interface ReadinessCheck {
   readonly name: string;
   ping(): Promise<void>;
+}
+
+/** How long one readiness look at a store answers for: /readyz asks each store at most once a second. */
+const READINESS_INTERVAL_MS = 1000;
+
+/**
+ * The store's ping, shared: callers while one runs get its outcome, and so do callers within
+ * `intervalMs` after it settled. An unauthenticated /readyz then costs each store at most one look
+ * per interval, however many ask, at the price of an answer up to `intervalMs` old.
+ */
+function sharedPing(
+  store: ReadinessCheck,
+  intervalMs = READINESS_INTERVAL_MS,
+): Pick<ReadinessCheck, 'ping'> {
+  let outcome: Promise<void> | undefined;
+  let running = false;
+  let freshUntil = 0;
+  return {
+    ping(): Promise<void> {
+      if (outcome !== undefined && (running || Date.now() < freshUntil)) return outcome;
+      running = true;
+      outcome = Promise.resolve()
+        .then(() => store.ping())
+        .finally(() => {
+          running = false;
+          freshUntil = Date.now() + intervalMs;
+        });
+      // Callers handle the outcome; a shared rejection kept for later ones is no unhandled one.
+      outcome.catch(() => {});
+      return outcome;
+    },
+  };
 }
 
 /**
@@ -35,9 +65,13 @@ function draining(req: IncomingMessage): boolean {
 export function readiness(checks: readonly ReadinessCheck[]): Middleware {
   const pings = checks.map((check) => sharedPing(check));
   const stopping = problem('shutting-down');
-  const stoppingBody = stopping.json({ failing: [] });
   return async function getReadiness(ctx) {
-    if (draining(ctx.req)) return answerJson(ctx, 503, stoppingBody, stopping.headers);
+    const answer = (status: number, body: object, headers = {}) => {
+      ctx.status = status;
+      ctx.set(headers);
+      ctx.body = body;
+    };
+    if (draining(ctx.req)) return answer(503, stopping.body({ failing: [] }), stopping.headers);
     const results = await Promise.allSettled(pings.map((check) => check.ping()));
     const failing: string[] = [];
     let first: unknown;
@@ -46,9 +80,9 @@ export function readiness(checks: readonly ReadinessCheck[]): Middleware {
       failing.push(checks[i]!.name);
       first ??= result.reason;
     });
-    if (failing.length === 0) return answerJson(ctx, 200, '{"status":"ready"}');
-    const answer = toProblem(first);
-    if (answer === undefined || answer.status !== 503) throw first;
-    answerJson(ctx, 503, answer.json({ failing }), answer.headers);
+    if (failing.length === 0) return answer(200, { status: 'ready' });
+    const refusal = toProblem(first);
+    if (refusal === undefined || refusal.status !== 503) throw first;
+    answer(503, refusal.body({ failing }), refusal.headers);
   };
 }

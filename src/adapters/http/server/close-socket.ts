@@ -1,60 +1,45 @@
 import type { Socket } from 'node:net';
 import { stopParsing } from './node-internals.js';
 
-/** How long a closed connection may wait for the client's own close before it is destroyed. */
 export const DEFAULT_LINGER_MS = 1000;
 
-/**
- * What a closing connection reads and drops of what its client still sends, before it stops
- * reading: enough for the client to see the answer and stop, little next to the body limit.
- */
-export const LINGER_BYTES = 256 * 1024;
+/** What a closing connection reads and drops before it stops reading: enough for the client to see its answer. */
+const LINGER_BYTES = 256 * 1024;
 
 /** Connections in a lingering close: asked again (shutdown, node:http), nothing changes. */
 const lingering = new WeakSet<Socket>();
 
 export function destroyAfter(socket: Socket, ms: number): void {
-  const timer = setTimeout(() => socket.destroy(), ms);
-  timer.unref();
+  const timer = setTimeout(() => socket.destroy(), ms).unref();
   socket.once('close', () => clearTimeout(timer));
 }
 
 /**
- * Sends `data` and half-closes, then destroys the socket once the client closes too or after
- * `lingerMs`, whichever is first: a client that never closes its side cannot pin the descriptor
- * (FIN-WAIT-2), and one that does close gets the whole answer before a reset could drop it.
+ * Sends `data`, half-closes, and destroys the socket once the client closes too or after
+ * `lingerMs`: a client that never closes cannot pin the descriptor (FIN-WAIT-2).
  */
-export function endAndDestroy(socket: Socket, data: string, lingerMs = DEFAULT_LINGER_MS): void {
-  if (socket.destroyed) return;
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
+export function endAndDestroy(socket: Socket, data: string, lingerMs: number): void {
+  if (!socket.writable) return void socket.destroy();
   socket.setTimeout(0);
   destroyAfter(socket, lingerMs);
-  // Whatever the client still sends is read and dropped, so its close (FIN) is seen.
+  // What the client still sends is read and dropped, so that its FIN is seen.
   socket.resume();
   socket.end(data);
 }
 
 /**
- * Closes a connection after its last answer the way HTTP servers do (a lingering close): sends a
- * FIN once the answer is written, then reads and drops what the client still sends, up to
- * LINGER_BYTES (then stops reading, so that TCP holds the client back), and destroys the socket
- * when the client closes its side or after `lingerMs`. Destroying it at once, as node:http does,
- * makes the kernel answer the unread body with a reset, which takes the answer out of a client
- * that has not read it yet (a 401 or 413 to an upload still being sent). The parser no longer
- * reads: nothing that arrives now is taken as a request.
+ * Closes a connection after its last answer as HTTP servers do (a lingering close): a FIN once the
+ * answer is written, then what the client still sends is read and dropped (up to LINGER_BYTES) until
+ * it closes or `lingerMs` passes. node:http destroys at once, and the kernel then answers the unread
+ * body with a reset that takes the answer from a client still sending (a 401 or 413 to an upload).
  */
-export function lingeringClose(socket: Socket, lingerMs = DEFAULT_LINGER_MS): void {
+export function lingeringClose(socket: Socket, lingerMs: number): void {
   if (socket.destroyed || lingering.has(socket)) return;
   lingering.add(socket);
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
+  if (!socket.writable) return void socket.destroy();
   socket.setTimeout(0);
   destroyAfter(socket, lingerMs);
+  // Nothing that arrives now is taken as a request.
   stopParsing(socket);
   let dropped = 0;
   socket.on('data', (chunk: Buffer) => {

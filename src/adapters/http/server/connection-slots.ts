@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { clientKey, networkKey } from './client-key.js';
+import { clientKey, networkKey } from '../client-key.js';
 import { responseInProgress } from './node-internals.js';
 
 export interface ConnectionSlotLimits {
@@ -9,11 +9,9 @@ export interface ConnectionSlotLimits {
   maxConnectionsPerNetwork: number;
   /** Whether a peer is a trusted proxy, which carries many clients: no per-address bound. */
   exempt?: ((address: string) => boolean) | undefined;
-  /** Whether a connection's client has left its output unread (not reading): it gives its slot up first. */
+  /** Whether a connection's client leaves its output unread: it gives its slot up first. */
   stalled?: ((socket: Socket) => boolean) | undefined;
 }
-
-const busy = (socket: Socket): boolean => responseInProgress(socket) !== undefined;
 
 /** The connections a server holds, as bounded by boundConnections. */
 export interface ConnectionSlots {
@@ -22,59 +20,49 @@ export interface ConnectionSlots {
   refuseAddress(key: string, ms: number): void;
 }
 
-/** Addresses refused at once, at most; the oldest refusal is forgotten first, so no flood of addresses grows it. */
+/** Addresses refused at once, at most; the oldest is forgotten first, so no flood of addresses grows it. */
 const REFUSALS_KEPT = 10_000;
 
-/** Connections counted per key (an address, an IPv6 network). */
-class Holdings {
-  private readonly held = new Map<string, Set<Socket>>();
-  count(key: string): number {
-    return this.held.get(key)?.size ?? 0;
-  }
-  get(key: string): ReadonlySet<Socket> | undefined {
-    return this.held.get(key);
-  }
-  add(key: string, socket: Socket): void {
-    let set = this.held.get(key);
-    if (set === undefined) this.held.set(key, (set = new Set()));
-    set.add(socket);
-  }
-  /** Whether the socket was held (and is no more). */
-  delete(key: string, socket: Socket): boolean {
-    const set = this.held.get(key);
-    if (set === undefined || !set.delete(socket)) return false;
-    if (set.size === 0) this.held.delete(key);
-    return true;
-  }
-  entries(): Iterable<[string, Set<Socket>]> {
-    return this.held;
-  }
+type Held = Map<string, Set<Socket>>;
+const count = (held: Held, key: string | undefined) =>
+  key === undefined ? 0 : (held.get(key)?.size ?? 0);
+function hold(held: Held, key: string, socket: Socket): void {
+  const set = held.get(key) ?? new Set();
+  held.set(key, set.add(socket));
+}
+/** Whether the socket was held (and is no more). */
+function release(held: Held, key: string, socket: Socket): boolean {
+  const set = held.get(key);
+  if (set?.delete(socket) !== true) return false;
+  if (set.size === 0) held.delete(key);
+  return true;
 }
 
 /**
- * Bounds the connections a server holds, per client address (and per IPv6 /56) first and then
- * over all addresses. A connection over its address's or network's bound is destroyed as soon as
- * it is accepted. At the global bound, a new connection takes the slot of one whose client is not
- * reading (output left unread since the last sweep of the output watch), else of one without a
- * request in progress (idle between requests, or whose headers have not arrived in full), each
- * taken from the address holding the most such connections; only when every connection is busy
- * with a client that reads is the new one destroyed. So one address, however many connections it
- * opens or however it keeps them (partial headers, idle keep-alive, pipelined answers it never
- * reads), holds at most its own bound and never keeps a slot from another address while it is
- * not using it, and a keep-alive client idle between requests it reads keeps its connection while
- * others hoard. Work happens per connection, never per request; finding a slot at the global
- * bound looks at each open connection at most twice.
+ * Bounds the connections a server holds, per client address (and IPv6 /56), then over all. A
+ * connection over its address's or network's bound is destroyed as soon as it is accepted. At the
+ * global bound (node:http's own maxConnections would drop the new one), a new connection takes the
+ * slot of one whose client does not read its output, else of one with no request in progress, from
+ * the address holding the most of them; only when every connection is busy with a client that reads
+ * is the new one destroyed. So an address holds at most its bound, never keeps a slot from another
+ * while it is not using it, and a reading keep-alive client keeps its connection while others hoard.
  */
 export function boundConnections(server: Server, limits: ConnectionSlotLimits): ConnectionSlots {
-  const byAddress = new Holdings();
-  const byNetwork = new Holdings();
+  const byAddress: Held = new Map();
+  const byNetwork: Held = new Map();
+  const keys = new WeakMap<Socket, [string, string | undefined]>();
   let open = 0;
-
-  /** Closes, from the address holding the most connections that `pick` accepts, one of them. */
+  const free = (socket: Socket) => {
+    const [key, network] = keys.get(socket) ?? [''];
+    if (!release(byAddress, key, socket)) return;
+    if (network !== undefined) release(byNetwork, network, socket);
+    open--;
+  };
+  /** Destroys one connection that `pick` accepts, from the address holding the most of them. */
   const evict = (pick: (socket: Socket) => boolean): boolean => {
     let victim: Socket | undefined;
     let most = 0;
-    for (const [, held] of byAddress.entries()) {
+    for (const held of byAddress.values()) {
       if (held.size <= most) continue;
       for (const socket of held) {
         if (!pick(socket)) continue;
@@ -83,30 +71,21 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
         break;
       }
     }
-    // Its 'close' listener gives the slot back; destroy() emits it on the next tick, so it is
-    // released now as well (release ignores a second call).
-    victim?.destroy();
-    if (victim !== undefined) release(victim);
-    return victim !== undefined;
+    if (victim === undefined) return false;
+    // Its 'close' comes on the next tick; its slot is free now (free ignores a second call).
+    victim.destroy();
+    free(victim);
+    return true;
   };
-  const stalled = limits.stalled;
-  const freeSlot = (): boolean =>
-    (stalled !== undefined && evict(stalled)) || evict((socket) => !busy(socket));
-
-  const keys = new WeakMap<Socket, [string, string | undefined]>();
-  const release = (socket: Socket): void => {
-    const [key, network] = keys.get(socket) ?? [''];
-    if (!byAddress.delete(key, socket)) return;
-    if (network !== undefined) byNetwork.delete(network, socket);
-    open--;
-  };
+  const { stalled } = limits;
+  const freeSlot = () =>
+    (stalled !== undefined && evict(stalled)) ||
+    evict((socket) => responseInProgress(socket) === undefined);
 
   /** Per address key, until when its new connections are refused (ms since the epoch). */
   const refused = new Map<string, number>();
-  const isRefused = (key: string): boolean => {
-    const until = refused.get(key);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
+  const isRefused = (key: string) => {
+    if ((refused.get(key) ?? 0) > Date.now()) return true;
     refused.delete(key);
     return false;
   };
@@ -115,37 +94,29 @@ export function boundConnections(server: Server, limits: ConnectionSlotLimits): 
     const address = socket.remoteAddress ?? '';
     const key = clientKey(address);
     const network = networkKey(address);
-    const bounded = limits.exempt?.(address) !== true;
-    if (
-      bounded &&
+    const overBound =
+      limits.exempt?.(address) !== true &&
       (isRefused(key) ||
-        byAddress.count(key) >= limits.maxConnectionsPerAddress ||
-        (network !== undefined && byNetwork.count(network) >= limits.maxConnectionsPerNetwork))
-    ) {
-      socket.destroy();
-      return;
-    }
-    if (open >= limits.maxConnections && !freeSlot()) {
-      socket.destroy();
-      return;
-    }
+        count(byAddress, key) >= limits.maxConnectionsPerAddress ||
+        count(byNetwork, network) >= limits.maxConnectionsPerNetwork);
+    if (overBound || (open >= limits.maxConnections && !freeSlot())) return void socket.destroy();
     keys.set(socket, [key, network]);
-    byAddress.add(key, socket);
-    if (network !== undefined) byNetwork.add(network, socket);
+    hold(byAddress, key, socket);
+    if (network !== undefined) hold(byNetwork, network, socket);
     open++;
-    socket.once('close', () => release(socket));
+    socket.once('close', () => free(socket));
   });
   return {
     *sockets() {
-      for (const [, held] of byAddress.entries()) yield* held;
+      for (const held of byAddress.values()) yield* held;
     },
     refuseAddress(key, ms) {
       refused.delete(key);
       if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
       refused.set(key, Date.now() + ms);
-      // Before their reads are parsed: an address that pipelines past the bound again and again
-      // usually does on all its connections, and each 64 kB read parsed is some 1,600 requests.
-      for (const held of [...(byAddress.get(key) ?? [])]) held.destroy();
+      // At once, before more of their reads are parsed: an address that overruns again and again
+      // usually does on all its connections.
+      for (const socket of [...(byAddress.get(key) ?? [])]) socket.destroy();
     },
   };
 }

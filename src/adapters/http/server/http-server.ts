@@ -1,13 +1,8 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
-import {
-  CONNECTION_POLICIES,
-  inOrder,
-  REQUEST_POLICIES,
-} from '../../../composition/request-path.js';
-import { clientErrorHandler } from './client-error.js';
-import { clientKey } from './client-key.js';
+import { answer, clientErrorHandler, rawAnswer } from './client-error.js';
+import { clientKey } from '../client-key.js';
 import { endAndDestroy, lingeringClose } from './close-socket.js';
 import { boundConnections, type ConnectionSlots } from './connection-slots.js';
 import {
@@ -18,36 +13,24 @@ import {
   responseInProgress,
 } from './node-internals.js';
 import { localRefusals, type OverrunRefusals } from './overrun-refusals.js';
-import { watchOutput, type OutputWatch } from './output-watch.js';
-import { answerInTurn, type PipelinedAnswers } from './pipelined-answers.js';
+import { watchOutput } from './output-watch.js';
+import { answerInTurn } from './pipelined-answers.js';
 import { problem } from '../error-catalogue.js';
 import { countRawHeaders } from '../raw-headers.js';
-import { answer, rawAnswer } from './raw-answer.js';
 
 /** Every bound the HTTP server holds its clients to; docs/operations.md states each default. */
 export interface HttpLimits {
-  /** The whole header block must arrive within this. */
-  headersTimeoutMs: number;
-  /** The whole request, headers and body, must arrive within this. */
-  requestTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this. */
-  keepAliveTimeoutMs: number;
-  /** A connection on which nothing moves, either way, is destroyed after this. */
-  idleTimeoutMs: number;
-  /** Output may wait this long for a client that does not read it. */
-  sendTimeoutMs: number;
-  /** Output waiting for clients on all connections together. */
-  maxBufferedOutputBytes: number;
-  /** Connections open at once; at the bound, an idle one gives its slot to a new one (see connection-slots.ts). */
-  maxConnections: number;
-  /** Connections one client address (IPv4, IPv6 /64) may hold; more are closed as soon as they are accepted. */
-  maxConnectionsPerAddress: number;
-  /** Connections one IPv6 /56 (a site's usual allocation) may hold, over all its /64s. */
-  maxConnectionsPerNetwork: number;
-  /** Connections the kernel queues before the server accepts them (capped by somaxconn). */
-  backlog: number;
-  /** A connection the server has answered and closed waits at most this for the client's close. */
-  lingerMs: number;
+  headersTimeoutMs: number; // the whole header block must arrive within this
+  requestTimeoutMs: number; // the whole request, headers and body, must arrive within this
+  keepAliveTimeoutMs: number; // an idle keep-alive connection is closed after this
+  idleTimeoutMs: number; // a connection on which nothing moves, either way, is destroyed after this
+  sendTimeoutMs: number; // output may wait this long for a client that does not read it
+  maxBufferedOutputBytes: number; // output waiting for clients on all connections together
+  maxConnections: number; // open at once; at the bound, an idle one gives its slot to a new one
+  maxConnectionsPerAddress: number; // per client address (IPv4, IPv6 /64)
+  maxConnectionsPerNetwork: number; // per IPv6 /56 (a site's usual allocation), over its /64s
+  backlog: number; // connections the kernel queues before they are accepted (capped by somaxconn)
+  lingerMs: number; // how long a connection closed after an answer waits for the client's close
 }
 
 export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
@@ -58,8 +41,8 @@ export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   sendTimeoutMs: 30_000,
   maxBufferedOutputBytes: 64 * 1024 * 1024,
   maxConnections: 4096,
-  // A browser opens 6 to a host and a NAT or a small proxy pool a few dozen; 32 addresses are
-  // needed to fill the global bound, and the eviction at that bound frees what they leave idle.
+  // A browser opens 6 to a host, a NAT or a small proxy pool a few dozen; 32 addresses fill the
+  // global bound, and the eviction at that bound frees what they leave idle.
   maxConnectionsPerAddress: 128,
   // Four hosts' worth: a site of many hosts behind one /56 still gets far more than one address.
   maxConnectionsPerNetwork: 512,
@@ -77,23 +60,21 @@ export interface HttpServerOptions {
 /** A node:http server that knows the backlog to listen with. */
 export type HttpServer = Server & { readonly backlog: number };
 
+/** Per connection: one answer made at a time, at most 32 requests waiting (pipelined-answers.ts). */
+export const PIPELINING = { maxAnswers: 1, maxWaiting: 32 };
+
 const CONNECT_REFUSED = rawAnswer(problem('connect-refused'));
 const MISSING_HOST = problem('missing-host');
 const TWO_HOSTS = problem('missing-host', 'a request must carry exactly one Host header');
 const EXPECTATION_FAILED = problem('expectation-failed');
 
-/**
- * Pipelined requests (pipelined-answers.ts): the application answers one of a connection at a
- * time, so that a connection holds at most one answer in memory, and up to 32 wait their turn
- * (the connection unread meanwhile); a connection with more waiting is destroyed.
- */
-export const PIPELINING = { maxAnswers: 1, maxWaiting: 32 };
+/** Node checks its header and request timeouts this often: finer when they are short. */
+const checkEvery = (ms: number) => Math.max(10, Math.min(1000, Math.floor(ms / 4)));
 
 /**
  * The node:http server for the application, with every limit of `limits` (defaults for those
- * absent) and the contract's Error body for what Node would otherwise answer itself: requests it
- * cannot parse or that time out (408, a stalled body included), `Expect` other than 100-continue
- * alone (417), HTTP/1.1 without `Host` or any request with two (400) and CONNECT (405).
+ * absent) and the contract's Error body for what Node would answer itself. Each step below says
+ * what it stops; node:http's own options come first, our code only where they cannot.
  */
 export function createHttpServer(
   listener: RequestListener,
@@ -101,124 +82,93 @@ export function createHttpServer(
   { trustedProxy, refusals = localRefusals() }: HttpServerOptions = {},
 ): HttpServer {
   const bounds = { ...DEFAULT_HTTP_LIMITS, ...limits };
-  // Node checks the header and request timeouts on this period; finer when they are short.
-  const checkEvery = Math.max(
-    10,
-    Math.min(1000, Math.floor(Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs) / 4)),
-  );
-  let inTurn!: PipelinedAnswers;
-  // The request policies, outermost first (request-path.ts), around the application's listener.
-  const handle = inOrder(REQUEST_POLICIES, {
-    'pipelined-answers': (next: RequestListener) => {
-      inTurn = answerInTurn(next, PIPELINING, (socket) => {
-        const address = socket.remoteAddress ?? '';
-        if (trustedProxy?.(address) !== true) refusals.overran(clientKey(address));
-      });
-      return inTurn.listener;
-    },
-    'host-check':
-      (next: RequestListener): RequestListener =>
-      (req, res) => {
-        // Shutting down (the server closed): answered, then the connection closes.
-        if (!server.listening) closeAfterAnswer(res);
-        if (req.headers.host === undefined && req.httpVersion === '1.1') {
-          answer(res, MISSING_HOST);
-        } else if (countRawHeaders(req.rawHeaders, 'host') > 1) {
-          // Node keeps the first of two; a proxy in front may have routed by the other.
-          answer(res, TWO_HOSTS);
-        } else {
-          next(req, res);
-        }
-      },
-  }).reduceRight((next, policy) => policy(next), listener);
+  const exempt = (socket: Socket) => trustedProxy?.(socket.remoteAddress ?? '') === true;
+  // A request without exactly one Host (HTTP/1.1): 400 40006, where Node answers an empty 400.
+  // Shutting down: every answer says `Connection: close`.
+  const checked: RequestListener = (req, res) => {
+    if (!server.listening) closeAfterAnswer(res);
+    if (req.headers.host === undefined && req.httpVersion === '1.1') answer(res, MISSING_HOST);
+    // Node keeps the first of two; a proxy in front may have routed by the other.
+    else if (countRawHeaders(req.rawHeaders, 'host') > 1) answer(res, TWO_HOSTS);
+    else listener(req, res);
+  };
+  // Pipelined requests that would hold many answers in memory: answered one at a time, the
+  // connection destroyed past 32 waiting (test/e2e/http/pipelined-answers.test.ts).
+  const inTurn = answerInTurn(checked, PIPELINING, (socket) => {
+    if (!exempt(socket)) refusals.overran(clientKey(socket.remoteAddress));
+  });
   const server = createServer(
     {
+      // Headers, or a whole request, that arrive too slowly: node:http's 408, given our body below.
       headersTimeout: bounds.headersTimeoutMs,
       requestTimeout: bounds.requestTimeoutMs,
-      connectionsCheckingInterval: checkEvery,
-      // Checked by host-check, so that the answer is an Error body rather than Node's empty 400.
+      connectionsCheckingInterval: checkEvery(
+        Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs),
+      ),
       requireHostHeader: false,
     },
-    handle,
+    inTurn.listener,
   );
+  // Idle keep-alive connections, and connections on which nothing moves: node:http's own.
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
-  // Each is installed before any connection arrives; they read each other only once one does.
-  let slots!: ConnectionSlots;
-  let output!: OutputWatch;
-  const connectionPolicies = inOrder(CONNECTION_POLICIES, {
-    'connection-slots': () => {
-      slots = boundConnections(server, {
-        maxConnections: bounds.maxConnections,
-        maxConnectionsPerAddress: bounds.maxConnectionsPerAddress,
-        maxConnectionsPerNetwork: bounds.maxConnectionsPerNetwork,
-        exempt: trustedProxy,
-        stalled: (socket) => output.stalled(socket),
-      });
-      refusals.onRefusal((key, ms) => slots.refuseAddress(key, ms));
-    },
-    // node:http's own destroys idle connections at once, resetting a request that has arrived and
-    // not been read yet; and it destroys a connection as soon as its last answer is written.
-    'lingering-close': () => {
-      onCloseIdle(server, () => closeBetweenRequests(slots, bounds.lingerMs));
-      server.on('connection', (socket: Socket) => {
-        onCloseAfterAnswer(socket, () => lingeringClose(socket, bounds.lingerMs));
-      });
-    },
-    'output-watch': () => {
-      output = watchOutput(
-        server,
-        {
-          sendTimeoutMs: bounds.sendTimeoutMs,
-          maxBufferedOutputBytes: bounds.maxBufferedOutputBytes,
-          intervalMs: Math.max(10, Math.min(1000, Math.floor(bounds.sendTimeoutMs / 4))),
-        },
-        inTurn.waitingOutput,
-      );
-    },
+
+  // Connections over an address's bound, and over the global one with none idle to give way
+  // (node:http's maxConnections cannot evict): connection-slots.test.ts.
+  const slots = boundConnections(server, {
+    ...bounds,
+    exempt: trustedProxy,
+    stalled: (s) => stalled(s),
   });
-  for (const install of connectionPolicies) install();
+  refusals.onRefusal((key, ms) => slots.refuseAddress(key, ms));
+  // Output a client leaves unread past the send timeout or the output budget, which node:http
+  // leaves unbounded: output-and-connections.test.ts.
+  const stalled = watchOutput(
+    server,
+    { ...bounds, intervalMs: checkEvery(bounds.sendTimeoutMs) },
+    inTurn.waitingOutput,
+  );
+  // A reset that takes an early answer (401, 413) from a client still sending: a lingering close
+  // after the last answer and at shutdown, where node:http destroys (lingering-close.test.ts,
+  // graceful-shutdown.test.ts).
+  server.on('connection', (socket: Socket) =>
+    onCloseAfterAnswer(socket, () => lingeringClose(socket, bounds.lingerMs)),
+  );
+  onCloseIdle(server, () => closeBetweenRequests(slots, bounds.lingerMs));
+  // Unparsable, oversized or late requests: an Error body where Node sends a bare status.
   const onClientError = clientErrorHandler(bounds.lingerMs);
   server.on('clientError', onClientError);
+  // An Expect other than 100-continue alone, which Node would meet for `100-continue, foo`: 417.
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
-  // Node sends 100 Continue for any Expect that contains 100-continue among other words
-  // (`100-continue, foo`); only the expectation alone is met (any case: RFC 9110, 10.1.1).
   server.on('checkContinue', (req, res) => {
-    if (req.headers.expect?.trim().toLowerCase() === '100-continue') {
-      res.writeContinue();
-      handle(req, res);
-    } else {
-      answer(res, EXPECTATION_FAILED);
+    if (req.headers.expect?.trim().toLowerCase() !== '100-continue') {
+      return answer(res, EXPECTATION_FAILED);
     }
+    res.writeContinue();
+    inTurn.listener(req, res);
   });
-  // The idle timeout (nothing moved for idleTimeoutMs) can come before the request timeout is
-  // checked: a body that stalls then gets the 408 the request timeout gives, not a bare close.
+  // A body that stalls past the idle timeout before the request timeout: 408, not a bare close.
   server.on('timeout', (socket: Socket) => {
     const response = responseInProgress(socket);
-    if (response !== undefined && !response.headersSent && !response.req.complete) {
-      onClientError(Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
-    } else {
-      socket.destroy();
+    if (response === undefined || response.headersSent || response.req.complete) {
+      return void socket.destroy();
     }
+    onClientError(Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
   });
+  // CONNECT: 405 with an Error body, where Node closes without a word.
   server.on('connect', (_req, socket: Socket) =>
     endAndDestroy(socket, CONNECT_REFUSED, bounds.lingerMs),
   );
   return Object.assign(server, { backlog: bounds.backlog });
 }
 
-/**
- * How long a connection idle at shutdown stays open for a request already on its way: one that
- * arrives is answered (with `Connection: close`) rather than dropped by the close.
- */
+/** How long a connection idle at shutdown stays open for a request already on its way. */
 export const LAST_CALL_MS = 250;
 
 /**
  * Closes every connection between requests, for shutdown, so that nothing accepted is reset: an
- * answer not started yet says `Connection: close` and its connection closes after it; one already
- * under way, and each idle connection, gets LAST_CALL_MS for a request already sent to arrive;
- * a connection still idle then closes with a lingering close (FIN, the client's bytes read and
- * dropped), which a client sees as a clean close before its next request was taken.
+ * answer not started says `Connection: close`; a connection idle, or once its answer is written,
+ * gets LAST_CALL_MS for a request already sent, then a lingering close.
  */
 function closeBetweenRequests(slots: ConnectionSlots, lingerMs: number): void {
   const closeIfIdle = (socket: Socket) => {

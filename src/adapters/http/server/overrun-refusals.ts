@@ -3,9 +3,8 @@ import cluster from 'node:cluster';
 /**
  * When a client address is refused for pipelining past the bound (pipelined-answers.ts): each
  * overrun closes its own connection; the eighth within 10 s closes every connection of the address
- * and refuses its new ones for 10 s. One overrun costs the server far more than the client, but
- * one client behind a shared address (NAT) pipelining now and then (a few times in 10 s) must not
- * lock out the others; an attack opens many connections at once and passes eight at its start.
+ * and refuses its new ones for 10 s. A client behind a shared address (NAT) pipelining now and then
+ * must not lock out the others; an attack passes eight at its start.
  */
 export const OVERRUN_REFUSAL = { overruns: 8, windowMs: 10_000, refusalMs: 10_000 };
 
@@ -20,7 +19,7 @@ export interface OverrunRefusals {
 /** Addresses counted at once, at most; the one counted least recently is forgotten first. */
 const KEYS_KEPT = 10_000;
 
-/** Overruns per key within the policy's window: `record` says when the key is to be refused. */
+/** Overruns per key within the policy's window: true when the key is to be refused. */
 export function overrunCounter(
   { overruns, windowMs }: OverrunPolicy,
   now: () => number = Date.now,
@@ -44,12 +43,8 @@ export function localRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): OverrunR
   const record = overrunCounter(policy);
   const listeners: ((key: string, ms: number) => void)[] = [];
   return {
-    overran(key) {
-      if (record(key)) for (const refuse of listeners) refuse(key, policy.refusalMs);
-    },
-    onRefusal(refuse) {
-      listeners.push(refuse);
-    },
+    overran: (key) => record(key) && listeners.forEach((refuse) => refuse(key, policy.refusalMs)),
+    onRefusal: (refuse) => void listeners.push(refuse),
   };
 }
 
@@ -67,16 +62,13 @@ const isMessage = (message: unknown, type: RefusalMessage['type']): message is R
   typeof (message as RefusalMessage).key === 'string';
 
 /** A worker's refusals under `--workers`: counted by the primary for the whole instance. */
-export function workerRefusals(): OverrunRefusals {
-  return {
-    overran: (key) => process.send?.({ type: OVERRUN, key }),
-    onRefusal(refuse) {
-      process.on('message', (message: unknown) => {
-        if (isMessage(message, REFUSE)) refuse(message.key, message.ms ?? 0);
-      });
-    },
-  };
-}
+export const workerRefusals = (): OverrunRefusals => ({
+  overran: (key) => process.send?.({ type: OVERRUN, key }),
+  onRefusal: (refuse) =>
+    void process.on('message', (message: unknown) => {
+      if (isMessage(message, REFUSE)) refuse(message.key, message.ms ?? 0);
+    }),
+});
 
 /** In the primary: counts the overruns every worker reports and tells every worker to refuse. */
 export function shareRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): void {

@@ -6,7 +6,6 @@ import type { AddressInfo, Socket } from 'node:net';
 import { expect } from 'chai';
 import {
   closeAfterAnswer,
-  destroyWithoutStacks,
   keepsAlive,
   onCloseAfterAnswer,
   onCloseIdle,
@@ -148,32 +147,5 @@ describe(`node-internals (Node ${process.version})`, () => {
 
     expect(requests).to.equal(1);
     expect(answers(raw.text)).to.equal(1);
-  });
-
-  it('when a connection with parsed, unanswered requests is destroyed without stacks, then node:http aborts each from its close listener without a stack, and a close listener added after gets its stack back', async () => {
-    const aborted: Error[] = [];
-    let later: Error | undefined;
-    let limitAfter: number | undefined;
-    let parsed = 0;
-    await serve((req) => {
-      req.on('error', (error) => aborted.push(error));
-      // The third request: the two before it are parsed and unanswered.
-      if (++parsed < 3) return;
-      destroyWithoutStacks(req.socket);
-      req.socket.once('close', () => {
-        later = new Error('later');
-        limitAfter = Error.stackTraceLimit;
-      });
-    });
-    const limit = Error.stackTraceLimit;
-    const raw = await client();
-
-    raw.send(GET.repeat(3));
-    await eventually(() => aborted.length >= 2, 2000, 'the requests aborted');
-
-    for (const error of aborted) expect(error.stack).to.not.include('\n    at ');
-    expect(later!.stack).to.include('\n    at ');
-    expect(limitAfter).to.equal(limit);
-    expect(Error.stackTraceLimit).to.equal(limit);
   });
 });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { clientKey, networkKey } from '../../../../../src/adapters/http/server/client-key.js';
+import { clientKey, networkKey } from '../../../../src/adapters/http/client-key.js';
 
 describe('networkKey (the IPv6 /56 beside clientKey)', () => {
   it('when addresses share a /56 but not a /64, then they share a network key and not a client key', () => {

@@ -5,29 +5,25 @@ function ipv6Groups(address: string): string[] {
   const [head = '', tail = ''] = address.split('::');
   const groups = head === '' ? [] : head.split(':');
   const rest = tail === '' ? [] : tail.split(':');
-  return [...groups, ...Array(8 - groups.length - rest.length).fill('0'), ...rest];
+  return [...groups, ...Array<string>(8 - groups.length - rest.length).fill('0'), ...rest];
 }
 
-const mappedIPv4 = (address: string): boolean =>
-  address.startsWith('::ffff:') && !isIPv6(address.slice(7));
+const ipv4 = (address: string): boolean =>
+  !address.includes(':') || (address.startsWith('::ffff:') && !isIPv6(address.slice(7)));
 
 /**
- * Who a client is, for per-address bounds (failed authentications, connections): an IPv4 address, or the /64 network of an IPv6 one, since a single
+ * Who a client is, for per-address bounds: an IPv4 address, or the /64 of an IPv6 one, since a
  * host usually holds a whole /64 and could otherwise change address on every request.
  */
 export function clientKey(address: string | undefined): string {
   if (address === undefined) return '';
-  if (mappedIPv4(address)) return address.slice(7);
-  if (!address.includes(':')) return address;
+  if (ipv4(address)) return address.startsWith('::ffff:') ? address.slice(7) : address;
   return `${ipv6Groups(address).slice(0, 4).join(':')}::/64`;
 }
 
-/**
- * The /56 network of an IPv6 client, for a bound beside clientKey's: one site is usually given a
- * /56 (256 /64s), so a bound per /64 alone lets it hold 256 times as much. Undefined for IPv4.
- */
+/** The /56 of an IPv6 client (a site's usual allocation, 256 /64s), for a bound beside clientKey's; undefined for IPv4. */
 export function networkKey(address: string | undefined): string | undefined {
-  if (address === undefined || mappedIPv4(address) || !address.includes(':')) return undefined;
+  if (address === undefined || ipv4(address)) return undefined;
   const groups = ipv6Groups(address).map((group) => group.padStart(4, '0').toLowerCase());
   return `${groups.slice(0, 3).join(':')}:${groups[3]!.slice(0, 2)}00::/56`;
 }
