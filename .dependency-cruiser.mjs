@@ -70,14 +70,6 @@ export default {
       from: { pathNot: '^src/adapters/http/' },
       to: { path: '(^|node_modules/)(koa|koa-[^/]+|@koa/[^/]+)($|/)' },
     },
-    {
-      name: 'at-most-two-levels-up',
-      comment:
-        'Relative imports go at most two levels up (guideline 8). Info only: 69 imports of 29 files in adapters/storage/<tech>/ and adapters/http/<part>/ go three up today; an error once they are moved.',
-      severity: 'info',
-      from: { path: '^src/([^/]+)/[^/]+/[^/]+/' },
-      to: { path: '^src/', pathNot: '^src/$1/' },
-    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

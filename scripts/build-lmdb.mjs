@@ -84,6 +84,9 @@ function build() {
   const nodeGyp =
     process.env.npm_config_node_gyp ??
     createRequire(process.env.npm_execpath ?? import.meta.url).resolve('node-gyp/bin/node-gyp.js');
+  // lmdb's binding.gyp asks `require('node-addon-api')` from the copy, inside this package: our own
+  // dependency answers, wherever the package manager put lmdb's.
+  createRequire(import.meta.url).resolve('node-addon-api');
   // This Node's own headers: node-gyp downloads nothing.
   const nodedir = join(dirname(process.execPath), '..');
   if (!fs.existsSync(join(nodedir, 'include', 'node', 'node_api.h')))
