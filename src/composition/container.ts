@@ -51,14 +51,17 @@ export interface Service {
  * An embedder may `rebind` any identifier of TYPES (its own store, logger, verifier, metrics
  * registry, ...) before `resolveService`. Nothing connects or starts until then.
  */
-export function buildContainer(config: Config): Container {
+export function buildContainer(
+  config: Config,
+  { onLockLost }: { onLockLost?: (line: string) => void } = {},
+): Container {
   const container = new Container({ defaultScope: 'Singleton' });
   // Requests in flight: counted by the app, read by the metrics' gauge and at shutdown.
   const counts = { inFlight: 0 };
   container.load(
     baseModule(config),
     telemetryModule(config, counts),
-    storageModule(config, { counts }),
+    storageModule(config, { counts, ...(onLockLost && { onLockLost }) }),
     authModule(config),
   );
   return container;

@@ -12,7 +12,7 @@ import { TokenAdministrator } from '../application/token-administrator.js';
 import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import { TYPES } from './identifiers.js';
 import { baseModule } from './service-modules.js';
-import { OWN_PARTS, type OwnParts, storageModule } from './storage-module.js';
+import { endProcess, OWN_PARTS, type OwnParts, storageModule } from './storage-module.js';
 import { telemetryModule } from './telemetry-module.js';
 
 /** How long a command waits for a store that is not up: an operator wants a quick answer. */
@@ -39,7 +39,7 @@ async function openWith<A extends object>(
   container.load(
     baseModule(commandConfig),
     telemetryModule(commandConfig),
-    storageModule(commandConfig, { notice }),
+    storageModule(commandConfig, { notice, onLockLost: endProcess }),
   );
   container.rebind(TYPES.Logger).toConstantValue(quiet);
   configure?.(container);

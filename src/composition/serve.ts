@@ -12,6 +12,7 @@ import { checkServeAddon } from '../adapters/storage/lmdb/lmdb-addon.js';
 import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
+import { endProcess } from './storage-module.js';
 import { TYPES } from './identifiers.js';
 import { storageLabel } from './storage-label.js';
 import { serveWorkers, WORKER_READY } from './serve-workers.js';
@@ -54,7 +55,7 @@ async function serveHere(loaded: Config): Promise<void> {
   const config = staticDevelopment ? withStaticDevelopmentToken(loaded) : loaded;
   // Before the service is composed, which makes spans only when a provider is registered.
   const stopTracing = await startTracing(process.env);
-  const container = buildContainer(config);
+  const container = buildContainer(config, { onLockLost: endProcess });
   const worker = cluster.worker;
   // A worker ends with its primary, and its lines (access lines too) say which worker, by the id
   // its metrics carry.

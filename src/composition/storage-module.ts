@@ -35,12 +35,26 @@ export const OWN_PARTS: ServiceIdentifier<OwnParts> = Symbol('plant-store own pa
  */
 export const storageModule = (
   config: Config,
-  { counts = { inFlight: 0 }, notice }: { counts?: RequestCounts; notice?: (line: string) => void },
+  {
+    counts = { inFlight: 0 },
+    notice,
+    onLockLost,
+  }: {
+    counts?: RequestCounts;
+    notice?: (line: string) => void;
+    onLockLost?: (line: string) => void;
+  },
 ): ContainerModule =>
   new ContainerModule(({ bind }) => {
     bind(TYPES.StorageOpener).toResolvedValue(
       (logger: Logger) => (signal: AbortSignal, outages: OutageReporters) =>
-        openStorage(config, { logger, signal, outages, ...(notice && { notice }) }),
+        openStorage(config, {
+          logger,
+          signal,
+          outages,
+          ...(notice && { notice }),
+          ...(onLockLost && { onLockLost }),
+        }),
       [TYPES.Logger],
     );
     bind(OWN_PARTS).toResolvedValue(
@@ -64,3 +78,9 @@ export const storageModule = (
     );
     bind(TYPES.PlantEvents).toResolvedValue(({ delivery }) => delivery, [OWN_PARTS]);
   });
+
+/** What the executables do when the store's lock file is lost: one line, then exit 1 (not a signal). */
+export function endProcess(line: string): never {
+  process.stderr.write(`plant-store: ${line}\n`);
+  process.exit(1);
+}

@@ -45,4 +45,10 @@ export interface StorageDeps {
   outages?: OutageReporters;
   /** Where a line for the operator goes (a legacy file taken in); absent: the logger's warn. */
   notice?: (line: string) => void;
+  /**
+   * Told when the store's lock file can no longer be used while it is open (deleted, replaced,
+   * cut short: the next access may end the process with a signal). The executables end the
+   * process; absent, the line is logged as an error and the host decides.
+   */
+  onLockLost?: (line: string) => void;
 }

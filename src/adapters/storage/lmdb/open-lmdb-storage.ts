@@ -50,10 +50,9 @@ export async function openLmdbStorage(
   sweep.unref();
   // A lock file LMDB can no longer use would end the process with a signal at its next access.
   const unwatch = watchLockFile(dbs.root, lockFile, (problem) => {
-    process.stderr.write(
-      `plant-store: ${refused(lockFile, problem, undefined, 'lock file').message}\n`,
-    );
-    process.exit(1);
+    const line = refused(lockFile, problem, undefined, 'lock file').message;
+    if (deps.onLockLost) deps.onLockLost(line);
+    else deps.logger?.error({ storage: 'lmdb' }, line);
   });
   const unstop = stopsWithoutTheLock(writer);
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;

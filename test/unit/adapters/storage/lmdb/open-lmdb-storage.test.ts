@@ -22,6 +22,26 @@ describe('the embedded store (lmdb) when it opens', () => {
     return error as StorageOpenError;
   };
 
+  it('when the lock file is deleted while a library store has it open, then the error is logged and the host process goes on', async () => {
+    const dataDir = join(directory, 'embedded');
+    let told: (line: string) => void = () => {};
+    const logged = new Promise<string>((resolve) => (told = resolve));
+    const logger = {
+      debug: () => {},
+      info: () => {},
+      warn: () => {},
+      error: (_fields: object, line: string) => told(line),
+    };
+    const storage = await openLmdbStorage({ dataDir }, { logger });
+    try {
+      rmSync(join(dataDir, 'plants.mdb-lock'));
+
+      expect(await logged).to.include('plants.mdb-lock');
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('when the directory is absent, then it is made, and plants written survive a reopening', async () => {
     const dataDir = join(directory, 'a', 'b');
     const first = await openLmdbStorage({ dataDir });
