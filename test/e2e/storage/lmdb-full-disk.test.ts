@@ -164,7 +164,7 @@ describe('the embedded store (lmdb) on a full disk (a 2 MiB tmpfs)', function ()
     }
   });
 
-  it('when several writers fill the disk under serve --workers 2, then no worker dies, stderr has no raw LMDB or stack line, creates answer 503 while full and are taken again once space is back', async function () {
+  it('when several writers fill the disk under serve --workers 2, then no worker dies, stderr has no raw LMDB or stack line, creates answer 503 while full, none answered "nothing was written" is stored, and creates are taken again once space is back', async function () {
     this.timeout(180_000);
     const token = 'full-disk-workers-token-0123456789';
     const env = {
@@ -177,13 +177,16 @@ describe('the embedded store (lmdb) on a full disk (a 2 MiB tmpfs)', function ()
     for (const entry of readdirSync(directory)) rmSync(join(directory, entry), { recursive: true });
     const service = await startWorkers(env);
     const ballast = join(directory, 'workers-ballast');
+    // The ids answered "nothing was written" (50303): none of them may be stored afterwards.
+    const notWritten: number[] = [];
     const create = async (id: number): Promise<number> => {
       const response = await fetch(`http://127.0.0.1:${service.port}/plants`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ id, name: `${id} ${'n'.repeat(240)}` }),
       });
-      await response.arrayBuffer();
+      const body = (await response.json()) as { error?: number };
+      if (body.error === 50303) notWritten.push(id);
       return response.status;
     };
     try {
@@ -213,6 +216,18 @@ describe('the embedded store (lmdb) on a full disk (a 2 MiB tmpfs)', function ()
       rmSync(ballast);
       let after = 0;
       for (let id = 100_000; after !== 200 && id < 100_050; id++) after = await create(id);
+      const stored = new Set<number>();
+      for (let page = '/plants?limit=1000'; page !== '';) {
+        const response = await fetch(`http://127.0.0.1:${service.port}${page}`, {
+          headers: { Authorization: `Bearer ${token}` },
+        });
+        for (const { name } of (await response.json()) as { name: string }[]) {
+          stored.add(Number(name.split(' ')[0]));
+        }
+        page = /<([^>]+)>/.exec(response.headers.get('link') ?? '')?.[1] ?? '';
+      }
+      expect(notWritten).not.to.deep.equal([]);
+      expect(notWritten.filter((id) => stored.has(id))).to.deep.equal([]);
       expect(after).to.equal(200);
       expect(service.running()).to.equal(true);
       const output = service.output();
