@@ -5,6 +5,13 @@ import { consoleIo, runCli } from './cli/run-cli.js';
 
 const administration = () => import('./composition/open-administration.js');
 
+// A reader that closes early (`plant-store config | head -3`) ends the command without a stack,
+// with the status a shell gives a process its closed pipe ended (128 + SIGPIPE): not success.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(141);
+});
+
 process.exitCode = await runCli(process.argv.slice(2), process.env, consoleIo, {
   serve: async (config, options) => (await import('./composition/serve.js')).serve(config, options),
   openTokenAdministration: async (config) =>

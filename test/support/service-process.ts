@@ -71,7 +71,7 @@ type Child = ChildProcessByStdio<null, Readable, Readable>;
  * passes, so that a developer's PLANT_STORE_* or REDIS_URL never changes what a test sees; a
  * program given no PLANT_STORE_DATA_DIR gets a fresh one (ownDataDir).
  */
-function spawnProgram(
+export function spawnProgram(
   command: string[],
   env: Record<string, string>,
   prefix: string[] = [],

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { CLI, runProgram } from '../../support/service-process.js';
+import { once } from 'node:events';
+import { CLI, runProgram, spawnProgram } from '../../support/service-process.js';
 
 describe('plant-store tokens (the real program): arguments an operator could misread', function () {
   // Each case is a process started through tsx on shared cores.
@@ -92,5 +93,19 @@ describe('plant-store tokens (the real program): arguments an operator could mis
 
     expect(outcome.code, outcome.stderr).to.equal(0);
     expect(JSON.parse(outcome.stdout).scopes).to.deep.equal(['plants:read', 'plants:write']);
+  });
+});
+
+describe('plant-store (the real program) when its reader closes stdout early', () => {
+  it('when stdout is closed before the command prints, then it ends with 141 and no stack', async () => {
+    const child = spawnProgram([...CLI, 'config'], {});
+    // Closed before the program has started: its first line meets EPIPE, as under `| head -0`.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk));
+    const [code] = (await once(child, 'close')) as [number];
+
+    expect(stderr).to.equal('');
+    expect(code).to.equal(141);
   });
 });
