@@ -106,7 +106,7 @@ Options:
 
 Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad command line,
 3 token or webhook not found, 4 import did not take every plant, 130 / 143 / 129 export or
-import stopped by SIGINT / SIGTERM / SIGHUP.`;
+import stopped by SIGINT / SIGTERM / SIGHUP, 141 stdout closed by its reader (| head).`;
 
 /** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
 function version(): string {
