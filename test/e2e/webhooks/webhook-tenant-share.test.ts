@@ -69,14 +69,21 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
     expect(response.status).to.equal(200);
   };
 
-  it('when one tenant’s receiver never answers, then another tenant’s delivery is not held behind it (8 slots)', async () => {
+  /** Tenant `stuck`'s receiver accepts and never answers, `waiting`'s answers; then the service starts. */
+  const stuckAndWaiting = async () => {
     const stuck = await WebhookReceiver.start();
     stuck.mode = 'hang';
     const waiting = await WebhookReceiver.start();
     receivers.push(stuck, waiting);
     await subscribe('stuck', stuck);
     await subscribe('waiting', waiting);
-    service = await startService(env);
+    const started = await startService(env);
+    service = started;
+    return { stuck, waiting, served: started };
+  };
+
+  it('when one tenant’s receiver never answers, then another tenant’s delivery is not held behind it (8 slots)', async () => {
+    const { stuck, waiting } = await stuckAndWaiting();
 
     for (let id = 1; id <= 12; id++) await create('stuck', id);
     // The stuck tenant holds all the slots it may have (all 8 before its share was bounded).
@@ -92,13 +99,7 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
 
   it('when one tenant has 1,200 deliveries due behind a receiver that never answers, then another tenant’s is delivered at once, and the stuck backlog is cut to its bound', async () => {
     env.PLANT_STORE_WEBHOOK_TENANT_BACKLOG = '1000';
-    const stuck = await WebhookReceiver.start();
-    stuck.mode = 'hang';
-    const waiting = await WebhookReceiver.start();
-    receivers.push(stuck, waiting);
-    await subscribe('stuck', stuck);
-    await subscribe('waiting', waiting);
-    service = await startService(env);
+    const { stuck, waiting, served } = await stuckAndWaiting();
 
     // More due than a claim once looked at beyond its free slots (1,000): the later tenant's one
     // was never reached.
@@ -113,10 +114,10 @@ describe('Webhook delivery slots shared between tenants (lmdb storage)', functio
     expect(Date.now() - started, 'ms the other tenant’s delivery waited').to.be.below(
       TIMEOUT_MS / 2,
     );
-    await service.waitFor(
+    await served.waitFor(
       /"tenant":"stuck","dropped":\d+,"bound":1000,"msg":"webhook deliveries dropped/,
     );
-    const metrics = await fetch(`http://127.0.0.1:${service.port}/metrics`, {
+    const metrics = await fetch(`http://127.0.0.1:${served.port}/metrics`, {
       headers: { Authorization: 'Bearer share-token-for-stuck' },
     });
     expect(await metrics.text()).to.match(/^plant_store_webhook_deliveries_dropped_total [1-9]/m);
