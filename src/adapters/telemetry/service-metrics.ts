@@ -6,11 +6,8 @@ import {
   Registry,
   type Metric,
 } from 'prom-client';
+import type { VerificationObserver } from '../auth/composite-token-verifier.js';
 import type { StorePart } from '../storage/outage-reporter.js';
-
-/** How a token verification ended, by the kind of token. */
-export type TokenKind = 'static' | 'managed' | 'jwt';
-export type VerificationResult = 'accepted' | 'refused' | 'error';
 
 /** Where the metrics live and how they are named. */
 export interface MetricsOptions {
@@ -202,7 +199,7 @@ export class ServiceMetrics {
   };
 
   /** Counts one token verification. */
-  readonly tokenVerified = (kind: TokenKind, result: VerificationResult): void => {
+  readonly tokenVerified: VerificationObserver = (kind, result) => {
     this.tokenVerifications.inc({ kind, result });
   };
 
