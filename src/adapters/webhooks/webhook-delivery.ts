@@ -118,44 +118,31 @@ export class WebhookDelivery implements PlantEvents {
     }
     this.running = true;
     let full = false;
+    // One line when an outage of the outbox starts and one when it ends, as the stores report
+    // theirs, not one per poll; none when this process knows of no subscription (as of its last
+    // look, at start and on a create), since then nothing waits to be delivered.
     try {
       do {
         this.again = false;
         full = await this.claimAndSend();
       } while (this.again && !this.stopped);
-      this.outboxServes();
+      if (this.outage?.logged) {
+        const outageSeconds = (Date.now() - this.outage.since) / 1000;
+        this.logger.info({ outageSeconds }, 'webhook outbox available again');
+      }
+      this.outage = undefined;
     } catch (error) {
-      this.outboxFailed(error);
+      if (this.outage === undefined) {
+        this.outage = { since: Date.now(), logged: this.subscribed.any !== false };
+        const reason = (error as Error).message;
+        if (this.outage.logged)
+          this.logger.warn({ reason }, 'webhook outbox unavailable; trying again');
+      }
     } finally {
       this.running = false;
     }
     // A full claim means more may be due: look again once a slot frees, otherwise after the poll.
     if (!this.stopped) this.schedule(full ? 5 : this.config.pollMs);
-  }
-
-  /**
-   * One line when an outage of the outbox starts and one when it ends, as the stores report theirs,
-   * not one per poll; none when this process knows of no subscription (as of its last look, at
-   * start and on a create), since then nothing waits to be delivered.
-   */
-  private outboxFailed(error: unknown): void {
-    if (this.outage !== undefined) return;
-    const logged = this.subscribed.any !== false;
-    this.outage = { since: Date.now(), logged };
-    if (logged) {
-      const reason = (error as Error).message;
-      this.logger.warn({ reason }, 'webhook outbox unavailable; trying again');
-    }
-  }
-
-  private outboxServes(): void {
-    if (this.outage === undefined) return;
-    const { since, logged } = this.outage;
-    this.outage = undefined;
-    if (logged) {
-      const outageSeconds = (Date.now() - since) / 1000;
-      this.logger.info({ outageSeconds }, 'webhook outbox available again');
-    }
   }
 
   /** Resolves whether it claimed as many as it had room for. */
