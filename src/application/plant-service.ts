@@ -1,7 +1,13 @@
 import { OPERATION_SCOPES, requireScope, type Caller } from '../domain/caller.js';
 import { PlantError } from '../domain/errors.js';
 import { isPlantId, type PlantId } from '../domain/plant-id.js';
-import { checkTagFilter, parseNewPlant, toPlant, type NewPlant, type Plant } from '../domain/plant.js';
+import {
+  checkTagFilter,
+  parseNewPlant,
+  toPlant,
+  type NewPlant,
+  type Plant,
+} from '../domain/plant.js';
 import type { PlantEvents } from '../ports/plant-events.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantPage, PlantQuery, PlantUseCases } from '../ports/plant-use-cases.js';
