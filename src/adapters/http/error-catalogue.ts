@@ -9,10 +9,22 @@ export const BODY_LIMIT_BYTES = 65536;
 
 /** The operations of the OpenAPI document, by operationId. */
 export type OperationId =
-  'createPlant' | 'listPlants' | 'deletePlant' | 'getMetrics' | 'getHealth' | 'getReadiness';
+  | 'createPlant'
+  | 'listPlants'
+  | 'getPlant'
+  | 'deletePlant'
+  | 'getMetrics'
+  | 'getHealth'
+  | 'getReadiness';
 
 /** The operations behind a token. */
-const EVERY: readonly OperationId[] = ['createPlant', 'listPlants', 'deletePlant', 'getMetrics'];
+const EVERY: readonly OperationId[] = [
+  'createPlant',
+  'listPlants',
+  'getPlant',
+  'deletePlant',
+  'getMetrics',
+];
 /** Every operation: refusals of a request by its head alone, before any route is chosen. */
 const ANY: readonly OperationId[] = [...EVERY, 'getHealth', 'getReadiness'];
 const REALM = 'Bearer realm="plant-store"';
@@ -94,7 +106,7 @@ export const ERROR_CATALOGUE = {
   'invalid-query': entry({
     status: 400,
     code: 40003,
-    when: '`limit` or `cursor` is invalid or given twice',
+    when: '`limit` or `cursor` is invalid or given twice, or `tags` is given more than 20 times or holds a tag no plant can hold',
     message: fromError,
     example: 'limit must be given at most once',
     on: ['listPlants'],
@@ -113,7 +125,7 @@ export const ERROR_CATALOGUE = {
     when: 'the path `{id}` is not canonical decimal int64',
     message: () => 'id in the path must be a decimal int64 without sign on zero or leading zeros',
     example: 'id in the path must be a decimal int64 without sign on zero or leading zeros',
-    on: ['deletePlant'],
+    on: ['getPlant', 'deletePlant'],
   }),
   'malformed-credentials': entry({
     status: 400,
@@ -173,7 +185,7 @@ export const ERROR_CATALOGUE = {
     when: "no plant with that id in the caller's tenant (another tenant's plant is not found too)",
     message: fromError,
     example: 'no plant with id 9007199254740993',
-    on: ['deletePlant'],
+    on: ['getPlant', 'deletePlant'],
   }),
   'no-route': entry({
     status: 404,
@@ -190,7 +202,7 @@ export const ERROR_CATALOGUE = {
     message: ({ method, path, allow }: { method: string; path: string; allow: string }) =>
       `${method} is not allowed on ${path}; use ${allow}`,
     header: { name: 'Allow', rule: '<methods of the path>', value: ({ allow }) => allow },
-    example: 'POST is not allowed on /plants/1; use DELETE',
+    example: 'POST is not allowed on /plants/1; use HEAD, GET, DELETE',
     on: EVERY,
   }),
   'connect-refused': entry({

@@ -45,7 +45,9 @@ function storeWithAnOutage(): PlantStore {
   return {
     insert: (tenant, plant, event) =>
       tenant === 'down' ? down() : store.insert(tenant, plant, event),
-    list: (tenant, after, limit) => (tenant === 'down' ? down() : store.list(tenant, after, limit)),
+    get: (tenant, id) => (tenant === 'down' ? down() : store.get(tenant, id)),
+    list: (tenant, after, limit, tags) =>
+      tenant === 'down' ? down() : store.list(tenant, after, limit, tags),
     delete: (tenant, id) => (tenant === 'down' ? down() : store.delete(tenant, id)),
     tenants: (after, limit) => store.tenants(after, limit),
     importBatch: (tenant, plants, overwrite) =>
@@ -248,6 +250,7 @@ describe('the container as the embedding seam', () => {
       });
       container.rebind(TYPES.PlantStore).toConstantValue({
         insert: () => Promise.reject(new Error('a bug in the host store')),
+        get: () => Promise.reject(new Error('a bug in the host store')),
         list: () => Promise.reject(new Error('a bug in the host store')),
         delete: () => Promise.resolve(false),
         tenants: () => Promise.resolve([]),

@@ -31,4 +31,4 @@ export const plantPageExample = {
   },
 };
 
-export const nextLinkExample = nextLink('/plants', '2', LARGE_ID);
+export const nextLinkExample = nextLink('/plants', { limit: '2' }, LARGE_ID);

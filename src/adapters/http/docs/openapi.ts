@@ -1,5 +1,5 @@
 import { MAX_LIMIT, DEFAULT_LIMIT } from '../../../application/plant-service.js';
-import { NAME_MAX, TAG_MAX } from '../../../domain/plant.js';
+import { MAX_FILTER_TAGS, NAME_MAX, TAG_MAX } from '../../../domain/plant.js';
 import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../domain/plant-id.js';
 import { openApiWebhooks } from './openapi-webhooks.js';
 import {
@@ -183,6 +183,16 @@ const operationalPaths = {
 };
 
 /** The OpenAPI 3.1 description of the whole contract, served at /openapi.json. */
+/** `{id}` in `/plants/{id}`. */
+const idParameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: `Canonical decimal int64: no sign on zero, no leading zeros. Anything else is ${cite('invalid-id')}.`,
+  schema: { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$' },
+  example: String(LARGE_ID),
+} as const;
+
 export const openApiDocument = {
   openapi: '3.1.0',
   info: {
@@ -268,6 +278,24 @@ export const openApiDocument = {
               `across restarts and instances. One that cannot be decoded is ${cite('invalid-query')}.`,
             schema: { type: 'string' },
           },
+          {
+            name: 'tags',
+            in: 'query',
+            required: false,
+            style: 'form',
+            explode: true,
+            description:
+              'Tags to filter by: only the plants whose `tag` is one of them, each parameter one tag ' +
+              `(\`?tags=aroid&tags=fern\`; a comma is part of a tag). At most ${MAX_FILTER_TAGS}, each a tag a plant can ` +
+              'hold; `tags=` is the empty tag, and a plant without a tag matches no filter. The next link keeps ' +
+              `the filter. A page costs what an unfiltered page costs. Anything else is ${cite('invalid-query')}.`,
+            schema: {
+              type: 'array',
+              maxItems: MAX_FILTER_TAGS,
+              items: { $ref: '#/components/schemas/Plant/properties/tag' },
+            },
+            example: ['aroid'],
+          },
         ],
         responses: {
           '200': {
@@ -322,21 +350,32 @@ export const openApiDocument = {
       },
     },
     '/plants/{id}': {
+      get: {
+        operationId: 'getPlant',
+        tags: ['plants'],
+        parameters: [idParameter],
+        summary: "One plant of the caller's tenant",
+        description:
+          'Needs the scope `plants:read`. `HEAD` answers the same status and headers without a body.',
+        responses: {
+          '200': {
+            description: 'The plant (name and tag; never the id).',
+            content: {
+              'application/json': {
+                schema: { $ref: '#/components/schemas/Plant' },
+                examples: createdPlantExample,
+              },
+            },
+          },
+          ...errorResponses('getPlant'),
+        },
+      },
       delete: {
         operationId: 'deletePlant',
         tags: ['plants'],
         summary: "Delete one plant of the caller's tenant",
         description: 'Needs the scope `plants:write`.',
-        parameters: [
-          {
-            name: 'id',
-            in: 'path',
-            required: true,
-            description: `Canonical decimal int64: no sign on zero, no leading zeros. Anything else is ${cite('invalid-id')}.`,
-            schema: { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$' },
-            example: String(LARGE_ID),
-          },
-        ],
+        parameters: [idParameter],
         responses: {
           '204': { description: 'Deleted; no body.' },
           ...errorResponses('deletePlant'),

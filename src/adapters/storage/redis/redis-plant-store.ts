@@ -156,6 +156,12 @@ export class RedisPlantStore implements PlantStore {
   }
 
   /** One ZRANGE BYLEX from just above `after`, at most `limit` members. */
+  // TODO(tags): interim, through list; the tag index to come.
+  async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
+    const [found] = await this.list(tenant, id - 1n, 1);
+    return found?.id === id ? found : undefined;
+  }
+
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
     if (limit <= 0) return [];
     const members = await redisCall(
