@@ -70,14 +70,19 @@ describe('RedisPlantStore on a failing Redis', function () {
     await storage.close();
   });
 
-  it('when plants are stored, then a tenant is one sorted set inside a hash tag, one member per plant', async () => {
+  it('when plants are stored, then a tenant is one sorted set inside a hash tag, one member per plant, and its tag index beside it', async () => {
     const odd = `${tenant}}{:*`;
     await store.insert(odd, { id: -1n, name: 'a', tag: '' });
     await store.insert(odd, { id: 2n ** 63n - 1n, name: 'b' });
 
+    const tag = `plant-store:{${Buffer.from(odd).toString('base64url')}}`;
     const keys = await admin.keys(`plant-store:*${Buffer.from(odd).toString('base64url')}*`);
-    expect(keys).to.deep.equal([`plant-store:{${Buffer.from(odd).toString('base64url')}}:plants`]);
+    expect(keys.sort()).to.deep.equal([`${tag}:plants`, `${tag}:tags`]);
     expect(await admin.type(keys[0]!)).to.equal('zset');
+    // The empty tag's hex is empty: its entries start with the colon.
+    expect(await admin.zrange(`${tag}:tags`, '0', '-1')).to.deep.equal([
+      ':7fffffffffffffff:{"name":"a","tag":""}',
+    ]);
     const [first, , second] = await admin.zrange(keys[0]!, '0', '-1', 'WITHSCORES');
     expect([first, second]).to.deep.equal([
       '7fffffffffffffff:{"name":"a","tag":""}',
@@ -87,7 +92,7 @@ describe('RedisPlantStore on a failing Redis', function () {
 
     await store.delete(odd, -1n);
     await store.delete(odd, 2n ** 63n - 1n);
-    expect(await admin.exists(keys[0]!)).to.equal(0);
+    expect(await admin.exists(...keys)).to.equal(0);
   });
 
   it('when a storage is opened, then its plants and tokens share one connection', async () => {
@@ -115,7 +120,11 @@ describe('RedisPlantStore on a failing Redis', function () {
 
       expect(await other.plants.list(tenant, undefined, 10)).to.deep.equal([]);
       expect(await other.plants.insert(tenant, { id: 1n, name: 'theirs' })).to.equal(true);
-      expect(await admin.keys(`other:*`)).to.have.length(1);
+      // Its plants, and the marker of its (empty) tag index migration.
+      expect((await admin.keys(`other:*`)).sort()).to.deep.equal([
+        `other:tag-index`,
+        `other:{${Buffer.from(tenant).toString('base64url')}}:plants`,
+      ]);
     } finally {
       await other.close();
     }
