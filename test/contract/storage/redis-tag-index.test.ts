@@ -81,7 +81,7 @@ for (const [deployment, provide] of REDIS_DEPLOYMENTS) {
         expect(logger.lines.filter((line) => line.level === 'info')).to.deep.equal([
           {
             level: 'info',
-            fields: { resumeAfter: undefined },
+            fields: { tenants: 3, resumeAfter: undefined },
             message: 'indexing the tags of the plants stored before the tag index',
           },
           {
@@ -139,8 +139,8 @@ for (const [deployment, provide] of REDIS_DEPLOYMENTS) {
         expect(logger.lines.filter((line) => line.level === 'info')).to.deep.equal([
           {
             level: 'info',
-            fields: { resumeAfter: { tenant: 'a-tenant', id: first[3]!.id } },
-            message: 'indexing the tags of the plants stored before the tag index, resuming',
+            fields: { tenants: 2, resumeAfter: { tenant: 'a-tenant', id: first[3]!.id } },
+            message: 'indexing the tags of the plants stored before the tag index',
           },
           { level: 'info', fields: { tenants: 2, plants: 8 }, message: 'the tag index is built' },
         ]);

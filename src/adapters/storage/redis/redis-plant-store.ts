@@ -349,15 +349,18 @@ export class RedisPlantStore implements PlantStore {
     if (progress === 'done') return;
     const [encoded, from] = progress?.split(':') ?? [];
     const first = encoded === undefined ? undefined : Buffer.from(encoded, 'base64url').toString();
-    logger?.info(
-      { resumeAfter: first === undefined ? undefined : { tenant: first, id: decodeId(from!) } },
-      first === undefined
-        ? 'indexing the tags of the plants stored before the tag index'
-        : 'indexing the tags of the plants stored before the tag index, resuming',
-    );
-    let plants = 0;
     const tenants = await this.scanTenants(first);
     if (first !== undefined) tenants.unshift(first);
+    // A new store (no tenant) only gets its marker.
+    const say = tenants.length > 0 ? logger : undefined;
+    say?.info(
+      {
+        tenants: tenants.length,
+        resumeAfter: first === undefined ? undefined : { tenant: first, id: decodeId(from!) },
+      },
+      'indexing the tags of the plants stored before the tag index',
+    );
+    let plants = 0;
     for (const [i, tenant] of tenants.entries()) {
       let bound = i === 0 && from !== undefined ? `(${from};` : '-';
       for (;;) {
@@ -376,14 +379,14 @@ export class RedisPlantStore implements PlantStore {
         bound = `(${last};`;
         const at = `${Buffer.from(tenant).toString('base64url')}:${last}`;
         if ((await redisCall(this.client.plantIndexProgress(marker, at), true)) === 0) {
-          logger?.info({ plants }, 'the tag index was built by another instance');
+          say?.info({ plants }, 'the tag index was built by another instance');
           return;
         }
-        logger?.debug({ tenant, plants }, 'indexing tags');
+        say?.debug({ tenant, plants }, 'indexing tags');
       }
     }
     await redisCall(this.client.plantIndexProgress(marker, 'done'), true);
-    logger?.info({ tenants: tenants.length, plants }, 'the tag index is built');
+    say?.info({ tenants: tenants.length, plants }, 'the tag index is built');
   }
 
   /** One script for the whole batch (see IMPORT_LUA). */
