@@ -253,11 +253,12 @@ export class RedisPlantStore implements PlantStore {
       );
       return members.map(decodeMember);
     }
+    const index = tagsKey(this.prefix, tenant);
     const pages = await Promise.all(
       tags.map(async (tag) => {
         const [min, max] = tagRange(tag, after);
         const entries = await redisCall(
-          this.client.zrange(tagsKey(this.prefix, tenant), min, max, 'BYLEX', 'LIMIT', 0, limit),
+          this.client.zrange(index, min, max, 'BYLEX', 'LIMIT', 0, limit),
           true,
         );
         // An entry is the tag's hex (two digits a UTF-8 byte), a colon, then the plant's member.
