@@ -184,7 +184,10 @@ describe('RedisPlantStore on a failing Redis', function () {
     const waited = await Promise.all([
       unavailableWithin(store.insert(tenant, { id: 2n, name: 'during' })),
       unavailableWithin(store.list(tenant, undefined, 10)),
+      unavailableWithin(store.list(tenant, undefined, 10, ['a', 'b'])),
+      unavailableWithin(store.get(tenant, 1n)),
       unavailableWithin(store.delete(tenant, 1n)),
+      unavailableWithin(store.importBatch(tenant, [{ id: 4n, name: 'i', tag: 'a' }], true)),
       unavailableWithin(store.ping()),
     ]);
     expect(Math.max(...waited)).to.be.below(BOUND_MS);
@@ -203,6 +206,8 @@ describe('RedisPlantStore on a failing Redis', function () {
       const waited = await Promise.all([
         unavailableWithin(store.insert(tenant, { id: 2n, name: 'during' })),
         unavailableWithin(store.list(tenant, undefined, 10)),
+        unavailableWithin(store.list(tenant, undefined, 10, ['a', 'b'])),
+        unavailableWithin(store.get(tenant, 1n)),
         unavailableWithin(store.ping()),
       ]);
       expect(Math.max(...waited)).to.be.below(BOUND_MS);
