@@ -2,7 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { decodeMember, plantsKey } from '../../../src/adapters/storage/redis/redis-plant-codec.js';
+import {
+  decodeMember,
+  plantsKey,
+  tagsKey,
+} from '../../../src/adapters/storage/redis/redis-plant-codec.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
 import { StorageOpenError } from '../../../src/adapters/storage/storage-open-error.js';
 import { PlantError } from '../../../src/domain/errors.js';
@@ -130,13 +134,18 @@ describe('RedisPlantStore on a failing Redis', function () {
     }
   });
 
-  it('when connections are killed mid-burst, then every plant is whole and indexed once', async () => {
+  it('when connections are killed mid-burst, then every plant is whole, indexed once, and in the tag index exactly when tagged', async () => {
     // The burst and the kill wait in socket buffers while Redis is frozen, so that Redis reads the
     // long burst in parts and the kill lands in its middle.
     const name = (id: bigint): string => `plant ${id} ${'x'.repeat(200)}`;
     const ids = Array.from({ length: 2000 }, (_, i) => BigInt(i));
     server.pause();
-    const inserts = ids.map((id) => store.insert(tenant, { id, name: name(id) }));
+    const inserts = ids.map((id) =>
+      store.insert(
+        tenant,
+        id % 2n === 0n ? { id, name: name(id), tag: 'even' } : { id, name: name(id) },
+      ),
+    );
     const deletes = ids.filter((id) => id % 3n === 0n).map((id) => store.delete(tenant, id));
     const settled = Promise.allSettled([...inserts, ...deletes]);
     const kill = admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
@@ -157,6 +166,9 @@ describe('RedisPlantStore on a failing Redis', function () {
     expect(new Set(stored.map((p) => p.id)).size).to.equal(stored.length);
     for (const plant of stored) expect(plant.name).to.equal(name(plant.id));
     expect(await store.list(tenant, undefined, 5000)).to.deep.equal(stored);
+    const even = stored.filter((plant) => plant.id % 2n === 0n);
+    expect(await store.list(tenant, undefined, 5000, ['even'])).to.deep.equal(even);
+    expect(await admin.zcard(tagsKey('plant-store:', tenant))).to.equal(even.length);
   });
 
   it('when a storage opened without outage reporters loses its connection, then nothing is printed on the console', async () => {
