@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import {
   decodeMember,
+  encodeMember,
   plantsKey,
   tagsKey,
 } from '../../../src/adapters/storage/redis/redis-plant-codec.js';
@@ -229,6 +230,35 @@ describe('RedisPlantStore on a failing Redis', function () {
 
     await untilAnswering(store);
     expect((await store.list(tenant, undefined, 10)).map((p) => p.id)).to.include(1n);
+  });
+
+  it('when Redis hangs while the tag index is built at open, then open rejects in time naming Redis; the next open completes it', async () => {
+    const prefix = `migrating-${randomUUID()}:`;
+    await admin.zadd(plantsKey(prefix, tenant), 0, encodeMember({ id: 1n, name: 'old', tag: 'a' }));
+    const quiet = () => {};
+    // Frozen once the migration has read the tenants, before its first step.
+    const logger = { debug: quiet, warn: quiet, error: quiet, info: () => server.pause() };
+    const started = Date.now();
+    try {
+      const outcome = await rejection(
+        openRedisStorage({ url: server.url, prefix }, { logger }),
+        Error,
+      );
+      expect(Date.now() - started).to.be.below(BOUND_MS);
+      expect(outcome).to.be.instanceOf(StorageOpenError);
+      expect(outcome.message).to.match(/^Redis at .* \(REDIS_URL\) cannot index the tags: /);
+    } finally {
+      server.resume();
+    }
+
+    const reopened = await openRedisStorage({ url: server.url, prefix });
+    try {
+      expect(await reopened.plants.list(tenant, undefined, 10, ['a'])).to.deep.equal([
+        { id: 1n, name: 'old', tag: 'a' },
+      ]);
+    } finally {
+      await reopened.close();
+    }
   });
 
   it('when Redis stays unreachable, then open rejects after the start-up bound with one line naming the address', async () => {
