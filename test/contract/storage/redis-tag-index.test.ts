@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
 import {
   createRedisClient,
+  untilReady,
   type RedisClient,
 } from '../../../src/adapters/storage/redis/redis-client.js';
 import {
@@ -60,7 +61,7 @@ for (const [deployment, provide] of REDIS_DEPLOYMENTS) {
       prefix = `${redis().prefix}${randomUUID()}:`;
       raw = createRedisClient(parseRedisUrl(url));
       raw.on('error', () => {});
-      await raw.ping().catch(() => new Promise((resolve) => raw.once('ready', resolve)));
+      await untilReady(raw, 5000);
     });
     afterEach(() => raw.disconnect());
 
