@@ -198,8 +198,8 @@ export class RedisPlantStore implements PlantStore {
   }
 
   /**
-   * One script: looks the id up in the tenant's set, counts it, adds the member when allowed and
-   * records the event.
+   * One script: looks the id up in the tenant's set, counts it, adds the member (and its tag entry)
+   * when allowed and records the event.
    */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const member = encodeMember(plant);
