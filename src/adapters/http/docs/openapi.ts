@@ -200,7 +200,8 @@ export const openApiDocument = {
     version: '1.0.0',
     license: { name: 'MIT', identifier: 'MIT' },
     description: [
-      'A small HTTP/JSON service that keeps plants: create one, list them page by page, delete one.',
+      'A small HTTP/JSON service that keeps plants: create one, list them page by page (all, or those of some tags),',
+      'read one, delete one.',
       'Ids are exact signed 64-bit integers: send them as JSON numbers, all digits are kept',
       '(9007199254740993 stays 9007199254740993, even where a double would round it).',
       '',
@@ -211,6 +212,11 @@ export const openApiDocument = {
       'Keeps plants per tenant. Every `/plants` operation needs `Authorization: Bearer <token>`;',
       'a token stands for a tenant and the scopes `plants:read` (GET) and `plants:write` (POST, DELETE).',
       'Another tenant\'s plants are invisible: their ids answer "not found", never "forbidden".',
+      '',
+      '**Browsers**: pages on another origin may call the service only when the operator names their origins',
+      '(`PLANT_STORE_CORS_ORIGINS`, or `*`; off by default). Then every answer, errors included, carries the CORS',
+      'headers, `Link`, `Retry-After`, `WWW-Authenticate` and `X-Request-Id` are exposed to the page, and preflights',
+      'answer 204 for `GET`, `HEAD`, `POST` and `DELETE` with `Authorization`, `Content-Type` and `X-Request-Id`.',
       '',
       'When several errors apply, the first failing check wins: route',
       `(${cite('no-route', 'method-not-allowed')}) -> failed authentications of the client address (${cite('too-many-auth-failures')})`,
@@ -234,7 +240,8 @@ export const openApiDocument = {
       name: 'plants',
       description:
         "The plants of the caller's tenant: create (`plants:write`), list by ascending id " +
-        '(`plants:read`, paged with `limit` and the `Link` header) and delete (`plants:write`).',
+        '(`plants:read`, paged with `limit` and the `Link` header, filtered with `tags`), get one ' +
+        '(`plants:read`) and delete (`plants:write`).',
     },
     {
       name: 'operations',
@@ -356,7 +363,8 @@ export const openApiDocument = {
         parameters: [idParameter],
         summary: "One plant of the caller's tenant",
         description:
-          'Needs the scope `plants:read`. `HEAD` answers the same status and headers without a body.',
+          'Needs the scope `plants:read`. `HEAD` answers the same status and headers without a body. ' +
+          "An id with no plant in the caller's tenant (also one another tenant holds) is not found.",
         responses: {
           '200': {
             description: 'The plant (name and tag; never the id).',
