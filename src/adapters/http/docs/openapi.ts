@@ -301,7 +301,7 @@ export const openApiDocument = {
               maxItems: MAX_FILTER_TAGS,
               items: { $ref: '#/components/schemas/Plant/properties/tag' },
             },
-            example: ['aroid'],
+            // No example: /docs fills a parameter's example in, and the list would be filtered.
           },
         ],
         responses: {
