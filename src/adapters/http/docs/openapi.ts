@@ -67,7 +67,33 @@ const textRule =
 const noControl =
   '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
 
-const ready = { status: 'ready' };
+/** A response whose body is JSON of `schema`, shown by `examples`. */
+const jsonResponse = (
+  description: string,
+  schema: object,
+  examples: object,
+  headers?: Record<string, object>,
+) => ({
+  description,
+  ...(headers && { headers }),
+  content: { 'application/json': { schema, examples } },
+});
+const plantSchema = { $ref: '#/components/schemas/Plant' };
+
+/** The 503 bodies of /readyz: the catalogue's code and message, a summary, the failing stores. */
+const notReadyExamples = Object.fromEntries(
+  (
+    [
+      ['storage-unavailable', 'the token store cannot be reached', ['tokens']],
+      ['storage-refuses-writes', 'the plant store is out of memory', ['plants']],
+      ['shutting-down', 'SIGTERM: the service is shutting down', []],
+    ] as const
+  ).map(([name, summary, failing]) => {
+    const { code, example } = ERROR_CATALOGUE[name];
+    return [code, { summary, value: { error: code, message: example, failing } }];
+  }),
+);
+
 const statusBody = (value: string) => ({
   type: 'object',
   required: ['status'],
@@ -85,15 +111,9 @@ const operationalPaths = {
       security: [],
       responses: {
         ...errorResponses('getHealth'),
-        '200': {
-          description: 'The process answers.',
-          content: {
-            'application/json': {
-              schema: statusBody('ok'),
-              examples: { ok: { value: { status: 'ok' } } },
-            },
-          },
-        },
+        '200': jsonResponse('The process answers.', statusBody('ok'), {
+          ok: { value: { status: 'ok' } },
+        }),
       },
     },
   },
@@ -110,47 +130,16 @@ const operationalPaths = {
       security: [],
       responses: {
         ...errorResponses('getReadiness'),
-        '200': {
-          description: 'Both stores serve.',
-          content: {
-            'application/json': {
-              schema: statusBody('ready'),
-              examples: { ready: { value: ready } },
-            },
-          },
-        },
+        '200': jsonResponse('Both stores serve.', statusBody('ready'), {
+          ready: { value: { status: 'ready' } },
+        }),
         '503': {
           description: `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
           headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/NotReady' },
-              examples: {
-                [ERROR_CATALOGUE['storage-unavailable'].code]: {
-                  summary: 'the token store cannot be reached',
-                  value: {
-                    error: ERROR_CATALOGUE['storage-unavailable'].code,
-                    message: 'storage is unavailable',
-                    failing: ['tokens'],
-                  },
-                },
-                [ERROR_CATALOGUE['storage-refuses-writes'].code]: {
-                  summary: 'the plant store is out of memory',
-                  value: {
-                    error: ERROR_CATALOGUE['storage-refuses-writes'].code,
-                    message: ERROR_CATALOGUE['storage-refuses-writes'].example,
-                    failing: ['plants'],
-                  },
-                },
-                [ERROR_CATALOGUE['shutting-down'].code]: {
-                  summary: 'SIGTERM: the service is shutting down',
-                  value: {
-                    error: ERROR_CATALOGUE['shutting-down'].code,
-                    message: ERROR_CATALOGUE['shutting-down'].example,
-                    failing: [],
-                  },
-                },
-              },
+              examples: notReadyExamples,
             },
           },
         },
@@ -182,7 +171,8 @@ const operationalPaths = {
   },
 };
 
-/** The OpenAPI 3.1 description of the whole contract, served at /openapi.json. */
+const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
+
 /** `{id}` in `/plants/{id}`. */
 const idParameter = {
   name: 'id',
@@ -193,6 +183,7 @@ const idParameter = {
   example: String(LARGE_ID),
 } as const;
 
+/** The OpenAPI 3.1 description of the whole contract, served at /openapi.json. */
 export const openApiDocument = {
   openapi: '3.1.0',
   info: {
@@ -305,9 +296,11 @@ export const openApiDocument = {
           },
         ],
         responses: {
-          '200': {
-            description: 'A page of plants (a plain array; never an id).',
-            headers: {
+          '200': jsonResponse(
+            'A page of plants (a plain array; never an id).',
+            { type: 'array', items: plantSchema },
+            plantPageExample,
+            {
               Link: {
                 description:
                   'RFC 8288 link to the next page (`rel="next"`), present when more plants may follow.',
@@ -315,13 +308,7 @@ export const openApiDocument = {
                 example: nextLinkExample,
               },
             },
-            content: {
-              'application/json': {
-                schema: { type: 'array', items: { $ref: '#/components/schemas/Plant' } },
-                examples: plantPageExample,
-              },
-            },
-          },
+          ),
           ...errorResponses('listPlants'),
         },
       },
@@ -343,15 +330,11 @@ export const openApiDocument = {
           },
         },
         responses: {
-          '200': {
-            description: 'The plant as stored (name and tag; never the id).',
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/Plant' },
-                examples: createdPlantExample,
-              },
-            },
-          },
+          '200': jsonResponse(
+            'The plant as stored (name and tag; never the id).',
+            plantSchema,
+            createdPlantExample,
+          ),
           ...errorResponses('createPlant'),
         },
       },
@@ -366,15 +349,11 @@ export const openApiDocument = {
           'Needs the scope `plants:read`. `HEAD` answers the same status and headers without a body. ' +
           "An id with no plant in the caller's tenant (also one another tenant holds) is not found.",
         responses: {
-          '200': {
-            description: 'The plant (name and tag; never the id).',
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/Plant' },
-                examples: createdPlantExample,
-              },
-            },
-          },
+          '200': jsonResponse(
+            'The plant (name and tag; never the id).',
+            plantSchema,
+            createdPlantExample,
+          ),
           ...errorResponses('getPlant'),
         },
       },
@@ -416,19 +395,11 @@ export const openApiDocument = {
       },
     },
     headers: {
-      'WWW-Authenticate': {
-        description:
-          'RFC 6750 challenge: `Bearer realm="plant-store"`, with `error` and `scope` where they apply.',
-        schema: { type: 'string' },
-      },
-      Allow: {
-        description: 'The methods the path allows, comma-separated.',
-        schema: { type: 'string' },
-      },
-      'Retry-After': {
-        description: 'Seconds to wait before trying again.',
-        schema: { type: 'string' },
-      },
+      'WWW-Authenticate': stringHeader(
+        'RFC 6750 challenge: `Bearer realm="plant-store"`, with `error` and `scope` where they apply.',
+      ),
+      Allow: stringHeader('The methods the path allows, comma-separated.'),
+      'Retry-After': stringHeader('Seconds to wait before trying again.'),
     },
     schemas: {
       Plant: {
