@@ -131,6 +131,19 @@ describe('CORS (PLANT_STORE_CORS_ORIGINS)', () => {
     }
   });
 
+  it('when a file of /docs is fetched from an allowed origin, then Vary names both Origin and Accept-Encoding', async () => {
+    const page = await fromPage('GET', '/docs', { as: null });
+    const style = /href="(docs\/assets\/docs\.css[^"]*)"/.exec(page.text)?.[1];
+    const response = await fromPage('GET', `/${style}`, { as: null });
+
+    expect(response.status).to.equal(200);
+    expect(response.headers['access-control-allow-origin']).to.equal(PAGE);
+    expect(String(response.headers.vary).split(/, */).sort()).to.deep.equal([
+      'Accept-Encoding',
+      'Origin',
+    ]);
+  });
+
   it('when a request has no Origin (not from a page), then it is answered as without CORS', async () => {
     const response = await api.request('GET', '/plants');
     expect(response.status).to.equal(200);

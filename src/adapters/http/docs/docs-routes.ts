@@ -10,7 +10,7 @@ let page: string | undefined;
 function sendAsset(ctx: Context, name: DocsAssetName): void {
   const { type, body, gzip, hash } = docsAsset(name);
   const zipped = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-  ctx.set('Vary', 'Accept-Encoding');
+  ctx.vary('Accept-Encoding');
   ctx.set('X-Content-Type-Options', 'nosniff');
   // A URL with the current digest never changes; any other is revalidated through the ETag.
   ctx.set(
