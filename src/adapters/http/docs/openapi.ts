@@ -9,13 +9,20 @@ import {
   type ErrorName,
   type OperationId,
 } from '../error-catalogue.js';
-import {
-  createdPlantExample,
-  createPlantExamples,
-  LARGE_ID,
-  nextLinkExample,
-  plantPageExample,
-} from './openapi-examples.js';
+import { nextLink } from '../pagination.js';
+
+// Examples of the OpenAPI document. Ids are bigints so that the served JSON (lossless-json) carries
+// 9007199254740993 digit for digit: above 2^53, where a double would round it to ...992.
+
+/** 2^53 + 1: the smallest positive integer a double cannot hold. */
+const LARGE_ID = 9007199254740993n;
+
+const createdPlantExample = {
+  'large-id': {
+    summary: 'The plant as stored (never the id)',
+    value: { name: 'Monstera deliciosa', tag: 'aroid' },
+  },
+};
 
 type ErrorMedia = { schema: object; examples: Record<number, object> };
 
@@ -299,13 +306,18 @@ export const openApiDocument = {
           '200': jsonResponse(
             'A page of plants (a plain array; never an id).',
             { type: 'array', items: plantSchema },
-            plantPageExample,
+            {
+              'first-page': {
+                summary: 'Two plants of `limit=2`; the `Link` header continues the list',
+                value: [{ name: 'Boston fern' }, { name: 'Monstera deliciosa', tag: 'aroid' }],
+              },
+            },
             {
               Link: {
                 description:
                   'RFC 8288 link to the next page (`rel="next"`), present when more plants may follow.',
                 schema: { type: 'string' },
-                example: nextLinkExample,
+                example: nextLink('/plants', { limit: '2' }, LARGE_ID),
               },
             },
           ),
@@ -325,7 +337,16 @@ export const openApiDocument = {
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/NewPlant' },
-              examples: createPlantExamples,
+              examples: {
+                'large-id': {
+                  summary: 'An id above 2^53, kept exact',
+                  value: { id: LARGE_ID, name: 'Monstera deliciosa', tag: 'aroid' },
+                },
+                'without-tag': {
+                  summary: 'No tag: the plant is stored without one',
+                  value: { id: 42n, name: 'Boston fern' },
+                },
+              },
             },
           },
         },
