@@ -2,6 +2,7 @@ import {
   MongoBulkWriteError,
   type AnyBulkWriteOperation,
   type Collection,
+  type Filter,
   type MongoClient,
   type ObjectId,
 } from 'mongodb';
@@ -11,7 +12,7 @@ import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { bulkWriteChunks } from './bulk-write-chunks.js';
-import { DUPLICATE_KEY, insertNew, withinDeadline } from './mongo-errors.js';
+import { DUPLICATE_KEY, insertNew, text, withinDeadline } from './mongo-errors.js';
 import type { PlantCounts } from './plant-counts.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
@@ -52,6 +53,8 @@ export interface ProbeDocument {
 export const COLLECTION = 'plants';
 export const PROBE_COLLECTION = 'readiness';
 export const INDEX_NAME = 'tenant_1_id_1';
+/** What a tag filter reads: per tenant and tag, by id; MongoDB keeps it in each plant's own write. */
+export const TAG_INDEX = 'tenant_1_tag_1_id_1';
 
 // Never _id or tenant: a listed document is exactly a StoredPlant.
 const PROJECTION = { _id: 0, id: 1, name: 1, tag: 1 } as const;
@@ -102,20 +105,39 @@ export class MongoPlantStore implements PlantStore {
     return stored;
   }
 
-  // TODO(tags): interim, through list; the tag index to come.
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
-    const [found] = await this.list(tenant, id - 1n, 1);
-    return found?.id === id ? found : undefined;
+    const document = await withinDeadline(() =>
+      this.plants.findOne(key(tenant, id), { projection: PROJECTION }),
+    );
+    return document === null ? undefined : toStoredPlant(document);
   }
 
-  async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
+  /**
+   * One find on the (tenant, id) index; with tags, on the (tenant, tag, id) one, which MongoDB
+   * reads as one range per tag merged by id (SORT_MERGE), so a page reads about `limit` entries
+   * whatever else the tenant holds. The hint keeps a plan cached for a dense tag off the (tenant,
+   * id) index, which would read every plant of the tenant to find a sparse one.
+   */
+  async list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]> {
     // The driver reads limit 0 as "no limit".
     if (!(limit >= 1)) return [];
-    const filter =
-      after === undefined ? key(tenant) : { ...key(tenant), id: { $gt: exact(after) } };
+    const filter: Filter<PlantDocument> = key(tenant);
+    if (tags !== undefined) filter.tag = { $in: tags.map((tag) => text(tag, 'tags')) };
+    if (after !== undefined) filter.id = { $gt: exact(after) };
     const documents = await withinDeadline(() =>
       this.plants
-        .find(filter, { projection: PROJECTION, sort: { id: 1 }, limit, batchSize: limit })
+        .find(filter, {
+          projection: PROJECTION,
+          sort: { id: 1 },
+          limit,
+          batchSize: limit,
+          ...(tags !== undefined && { hint: TAG_INDEX }),
+        })
         .toArray(),
     );
     return documents.map(toStoredPlant);
