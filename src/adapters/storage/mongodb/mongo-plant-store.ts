@@ -2,6 +2,7 @@ import {
   MongoBulkWriteError,
   type AnyBulkWriteOperation,
   type Collection,
+  type Document,
   type Filter,
   type MongoClient,
   type ObjectId,
@@ -11,7 +12,6 @@ import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { bulkWriteChunks } from './bulk-write-chunks.js';
 import { DUPLICATE_KEY, insertNew, text, withinDeadline } from './mongo-errors.js';
 import type { PlantCounts } from './plant-counts.js';
 
@@ -157,10 +157,8 @@ export class MongoPlantStore implements PlantStore {
    * MongoDB compares strings by UTF-8 bytes, which is code-point order.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
-    if (after !== undefined && typeof after !== 'string')
-      throw new TypeError('after must be a string');
     const found: string[] = [];
-    for (let last = after; found.length < limit;) {
+    for (let last = after && text(after, 'tenants'); found.length < limit;) {
       const filter = last === undefined ? {} : { tenant: { $gt: last } };
       const next = await withinDeadline(() =>
         this.plants.findOne(filter, {
@@ -329,4 +327,34 @@ function toStoredPlant(document: Partial<PlantDocument>): StoredPlant {
   const id = BigInt(document.id as bigint | number);
   const name = String(document.name);
   return typeof document.tag === 'string' ? { id, name, tag: document.tag } : { id, name };
+}
+
+/**
+ * Updates one command carries at most on FerretDB. Its v1 (SQLite) keeps a pooled connection for
+ * each update of a command until the command ends, out of a pool of 100 for the whole server: the
+ * 100th update of one command waits forever, and so does everything else on that server.
+ */
+export const FERRETDB_UPDATES = 4;
+
+/**
+ * The bulkWrites to send for `operations` (none when empty), each with the index of its first
+ * operation: one on MongoDB; on FerretDB as many as it takes for none to carry more than
+ * FERRETDB_UPDATES updates (inserts hold nothing, so a chunk ends at an update only).
+ */
+export function bulkWriteChunks<T extends Document>(
+  operations: AnyBulkWriteOperation<T>[],
+  ferretdb: boolean,
+): { start: number; chunk: AnyBulkWriteOperation<T>[] }[] {
+  const most = ferretdb ? FERRETDB_UPDATES : Infinity;
+  const chunks: { start: number; chunk: AnyBulkWriteOperation<T>[] }[] = [];
+  let start = 0;
+  while (start < operations.length) {
+    let end = start;
+    for (let updates = 0; end < operations.length; end++) {
+      if ('updateOne' in operations[end]! && ++updates > most) break;
+    }
+    chunks.push({ start, chunk: operations.slice(start, end) });
+    start = end;
+  }
+  return chunks;
 }
