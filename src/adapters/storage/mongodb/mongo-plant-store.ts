@@ -53,8 +53,12 @@ export interface ProbeDocument {
 export const COLLECTION = 'plants';
 export const PROBE_COLLECTION = 'readiness';
 export const INDEX_NAME = 'tenant_1_id_1';
-/** What a tag filter reads: per tenant and tag, by id; MongoDB keeps it in each plant's own write. */
+/**
+ * What a tag filter reads: per tenant and tag, by id; MongoDB keeps it in each plant's own write.
+ * Hinted by its keys, which an index of another name may have (open-mongo-storage.ts keeps it).
+ */
 export const TAG_INDEX = 'tenant_1_tag_1_id_1';
+export const TAG_KEYS = { tenant: 1, tag: 1, id: 1 } as const;
 
 // Never _id or tenant: a listed document is exactly a StoredPlant.
 const PROJECTION = { _id: 0, id: 1, name: 1, tag: 1 } as const;
@@ -115,8 +119,8 @@ export class MongoPlantStore implements PlantStore {
   /**
    * One find on the (tenant, id) index; with tags, on the (tenant, tag, id) one, which MongoDB
    * reads as one range per tag merged by id (SORT_MERGE), so a page reads about `limit` entries
-   * whatever else the tenant holds. The hint keeps a plan cached for a dense tag off the (tenant,
-   * id) index, which would read every plant of the tenant to find a sparse one.
+   * whatever else the tenant holds. The hint keeps MongoDB from reusing, for a rare tag, a plan
+   * cached for a common one that walks the (tenant, id) index through the whole tenant.
    */
   async list(
     tenant: string,
@@ -136,7 +140,7 @@ export class MongoPlantStore implements PlantStore {
           sort: { id: 1 },
           limit,
           batchSize: limit,
-          ...(tags !== undefined && { hint: TAG_INDEX }),
+          ...(tags !== undefined && { hint: TAG_KEYS }),
         })
         .toArray(),
     );

@@ -21,6 +21,7 @@ import {
   MongoPlantStore,
   PROBE_COLLECTION,
   TAG_INDEX,
+  TAG_KEYS,
   type PlantDocument,
   type ProbeDocument,
 } from './mongo-plant-store.js';
@@ -138,7 +139,7 @@ async function prepare(client: MongoClient, name: string, logger?: Logger): Prom
   const database = client.db(name);
   const notice = setTimeout(() => {
     logger?.info(
-      { collection: COLLECTION, index: INDEX_NAME },
+      { collection: COLLECTION },
       'an index build is in progress; start-up waits for it (up to PLANT_STORE_STARTUP_TIMEOUT)',
     );
   }, INDEX_NOTICE_MS);
@@ -209,7 +210,7 @@ async function ensurePlantIndexes(
   };
   // A fresh database has nothing to index: no log.
   if (fields.plants > 0) logger?.info(fields, 'indexing the stored plants by tag (once)');
-  await plants.createIndex({ tenant: 1, tag: 1, id: 1 }, { name: TAG_INDEX });
+  await plants.createIndex(TAG_KEYS, { name: TAG_INDEX });
   if (fields.plants > 0) logger?.info(fields, 'stored plants indexed by tag');
 }
 
