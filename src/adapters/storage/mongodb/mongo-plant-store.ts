@@ -130,7 +130,7 @@ export class MongoPlantStore implements PlantStore {
   ): Promise<StoredPlant[]> {
     // The driver reads limit 0 as "no limit".
     if (!(limit >= 1)) return [];
-    const filter: Filter<PlantDocument> = key(tenant);
+    const filter: Filter<PlantDocument> = { tenant: text(tenant, 'tenants') };
     if (tags !== undefined) filter.tag = { $in: tags.map((tag) => text(tag, 'tags')) };
     if (after !== undefined) filter.id = { $gt: exact(after) };
     const documents = await withinDeadline(() =>
@@ -263,7 +263,7 @@ export class MongoPlantStore implements PlantStore {
     const documents = await withinDeadline(() =>
       this.plants
         .find(
-          { ...key(tenant), id: range || { $in: ids } },
+          { tenant: text(tenant, 'tenants'), id: range || { $in: ids } },
           { projection: { ...PROJECTION, _id: 1 } },
         )
         .toArray(),
@@ -306,14 +306,8 @@ export class MongoPlantStore implements PlantStore {
   }
 }
 
-function key(tenant: string): { tenant: string };
-function key(tenant: string, id: PlantId): { tenant: string; id: bigint };
-function key(tenant: string, id?: PlantId): { tenant: string; id?: bigint } {
-  // Types are checked at run time too: an object here could carry a query operator.
-  if (typeof tenant !== 'string') throw new TypeError('tenant must be a string');
-  if (id === undefined) return { tenant };
-  return { tenant, id: exact(id) };
-}
+// Types are checked at run time too: an object here could carry a query operator.
+const key = (tenant: string, id: PlantId) => ({ tenant: text(tenant, 'tenants'), id: exact(id) });
 
 function exact(id: PlantId): bigint {
   if (typeof id !== 'bigint') throw new TypeError('id must be a bigint');
