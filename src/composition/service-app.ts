@@ -33,6 +33,7 @@ export function serviceApp(
     tracer,
     counts,
     trustProxy: config.trustProxy,
+    corsOrigins: config.corsOrigins,
     ...container.get(TYPES.HttpHostOptions),
   });
 }

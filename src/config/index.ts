@@ -9,6 +9,7 @@ import { parseJwt, type JwtConfig } from './jwt.js';
 import { parseInteger, parseSwitch } from './parse.js';
 import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
+import { parseCorsOrigins } from './cors.js';
 import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
 import {
   LEGACY_TOKEN_FILE,
@@ -57,6 +58,8 @@ export interface Config {
   authFailureLimit: number;
   /** Whose X-Forwarded-For names the client (PLANT_STORE_TRUST_PROXY); absent: nobody's. */
   trustProxy?: TrustProxy;
+  /** The origins whose pages may call the service (PLANT_STORE_CORS_ORIGINS), `*` any; absent: CORS off. */
+  corsOrigins?: '*' | string[];
   /** How long start-up waits for the storage to open (retrying) before it gives up. */
   startupTimeoutSeconds: number;
   /** Webhook delivery (docs/webhooks.md). */
@@ -94,6 +97,7 @@ export function loadConfig(
   const jwt = parseJwt(env);
   const storage = parseStorage(env);
   const trustProxy = parseTrustProxy(env.PLANT_STORE_TRUST_PROXY);
+  const corsOrigins = parseCorsOrigins(env.PLANT_STORE_CORS_ORIGINS);
   const webhooks = loadWebhookConfig(env);
   const legacyTokens = env.PLANT_STORE_TOKEN_FILE || LEGACY_TOKEN_FILE;
   if (!webhooks.deliver && storage.kind === 'memory') {
@@ -126,6 +130,7 @@ export function loadConfig(
     ),
     ...(jwt && { jwt }),
     ...(trustProxy && { trustProxy }),
+    ...(corsOrigins && { corsOrigins }),
     http: parseHttpLimits(env),
     authFailureLimit: parseInteger(
       'PLANT_STORE_AUTH_FAILURE_LIMIT',

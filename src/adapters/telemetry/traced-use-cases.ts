@@ -18,6 +18,7 @@ export function tracedUseCases(plants: PlantUseCases, tracer: Tracer): PlantUseC
   return {
     createPlant: traced('createPlant', plants.createPlant.bind(plants)),
     listPlants: traced('listPlants', plants.listPlants.bind(plants)),
+    getPlant: traced('getPlant', plants.getPlant.bind(plants)),
     deletePlant: traced('deletePlant', plants.deletePlant.bind(plants)),
   };
 }

@@ -2,6 +2,8 @@ import {
   MongoBulkWriteError,
   type AnyBulkWriteOperation,
   type Collection,
+  type Document,
+  type Filter,
   type MongoClient,
   type ObjectId,
 } from 'mongodb';
@@ -10,8 +12,7 @@ import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { bulkWriteChunks } from './bulk-write-chunks.js';
-import { DUPLICATE_KEY, insertNew, withinDeadline } from './mongo-errors.js';
+import { DUPLICATE_KEY, insertNew, text, withinDeadline } from './mongo-errors.js';
 import type { PlantCounts } from './plant-counts.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
@@ -52,6 +53,12 @@ export interface ProbeDocument {
 export const COLLECTION = 'plants';
 export const PROBE_COLLECTION = 'readiness';
 export const INDEX_NAME = 'tenant_1_id_1';
+/**
+ * What a tag filter reads: per tenant and tag, by id; MongoDB keeps it in each plant's own write.
+ * Hinted by its keys, which an index of another name may have (open-mongo-storage.ts keeps it).
+ */
+export const TAG_INDEX = 'tenant_1_tag_1_id_1';
+export const TAG_KEYS = { tenant: 1, tag: 1, id: 1 } as const;
 
 // Never _id or tenant: a listed document is exactly a StoredPlant.
 const PROJECTION = { _id: 0, id: 1, name: 1, tag: 1 } as const;
@@ -102,14 +109,39 @@ export class MongoPlantStore implements PlantStore {
     return stored;
   }
 
-  async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
+  async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
+    const document = await withinDeadline(() =>
+      this.plants.findOne(key(tenant, id), { projection: PROJECTION }),
+    );
+    return document === null ? undefined : toStoredPlant(document);
+  }
+
+  /**
+   * One find on the (tenant, id) index; with tags, on the (tenant, tag, id) one, which MongoDB
+   * reads as one range per tag merged by id (SORT_MERGE), so a page reads about `limit` entries
+   * whatever else the tenant holds. The hint keeps MongoDB from reusing, for a rare tag, a plan
+   * cached for a common one that walks the (tenant, id) index through the whole tenant.
+   */
+  async list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]> {
     // The driver reads limit 0 as "no limit".
     if (!(limit >= 1)) return [];
-    const filter =
-      after === undefined ? key(tenant) : { ...key(tenant), id: { $gt: exact(after) } };
+    const filter: Filter<PlantDocument> = { tenant: text(tenant, 'tenants') };
+    if (tags !== undefined) filter.tag = { $in: tags.map((tag) => text(tag, 'tags')) };
+    if (after !== undefined) filter.id = { $gt: exact(after) };
     const documents = await withinDeadline(() =>
       this.plants
-        .find(filter, { projection: PROJECTION, sort: { id: 1 }, limit, batchSize: limit })
+        .find(filter, {
+          projection: PROJECTION,
+          sort: { id: 1 },
+          limit,
+          batchSize: limit,
+          ...(tags !== undefined && { hint: TAG_KEYS }),
+        })
         .toArray(),
     );
     return documents.map(toStoredPlant);
@@ -129,10 +161,8 @@ export class MongoPlantStore implements PlantStore {
    * MongoDB compares strings by UTF-8 bytes, which is code-point order.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
-    if (after !== undefined && typeof after !== 'string')
-      throw new TypeError('after must be a string');
     const found: string[] = [];
-    for (let last = after; found.length < limit;) {
+    for (let last = after && text(after, 'tenants'); found.length < limit;) {
       const filter = last === undefined ? {} : { tenant: { $gt: last } };
       const next = await withinDeadline(() =>
         this.plants.findOne(filter, {
@@ -233,7 +263,7 @@ export class MongoPlantStore implements PlantStore {
     const documents = await withinDeadline(() =>
       this.plants
         .find(
-          { ...key(tenant), id: range || { $in: ids } },
+          { tenant: text(tenant, 'tenants'), id: range || { $in: ids } },
           { projection: { ...PROJECTION, _id: 1 } },
         )
         .toArray(),
@@ -276,14 +306,8 @@ export class MongoPlantStore implements PlantStore {
   }
 }
 
-function key(tenant: string): { tenant: string };
-function key(tenant: string, id: PlantId): { tenant: string; id: bigint };
-function key(tenant: string, id?: PlantId): { tenant: string; id?: bigint } {
-  // Types are checked at run time too: an object here could carry a query operator.
-  if (typeof tenant !== 'string') throw new TypeError('tenant must be a string');
-  if (id === undefined) return { tenant };
-  return { tenant, id: exact(id) };
-}
+// Types are checked at run time too: an object here could carry a query operator.
+const key = (tenant: string, id: PlantId) => ({ tenant: text(tenant, 'tenants'), id: exact(id) });
 
 function exact(id: PlantId): bigint {
   if (typeof id !== 'bigint') throw new TypeError('id must be a bigint');
@@ -301,4 +325,34 @@ function toStoredPlant(document: Partial<PlantDocument>): StoredPlant {
   const id = BigInt(document.id as bigint | number);
   const name = String(document.name);
   return typeof document.tag === 'string' ? { id, name, tag: document.tag } : { id, name };
+}
+
+/**
+ * Updates one command carries at most on FerretDB. Its v1 (SQLite) keeps a pooled connection for
+ * each update of a command until the command ends, out of a pool of 100 for the whole server: the
+ * 100th update of one command waits forever, and so does everything else on that server.
+ */
+export const FERRETDB_UPDATES = 4;
+
+/**
+ * The bulkWrites to send for `operations` (none when empty), each with the index of its first
+ * operation: one on MongoDB; on FerretDB as many as it takes for none to carry more than
+ * FERRETDB_UPDATES updates (inserts hold nothing, so a chunk ends at an update only).
+ */
+export function bulkWriteChunks<T extends Document>(
+  operations: AnyBulkWriteOperation<T>[],
+  ferretdb: boolean,
+): { start: number; chunk: AnyBulkWriteOperation<T>[] }[] {
+  const most = ferretdb ? FERRETDB_UPDATES : Infinity;
+  const chunks: { start: number; chunk: AnyBulkWriteOperation<T>[] }[] = [];
+  let start = 0;
+  while (start < operations.length) {
+    let end = start;
+    for (let updates = 0; end < operations.length; end++) {
+      if ('updateOne' in operations[end]! && ++updates > most) break;
+    }
+    chunks.push({ start, chunk: operations.slice(start, end) });
+    start = end;
+  }
+  return chunks;
 }

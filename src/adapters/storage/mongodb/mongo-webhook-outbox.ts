@@ -2,9 +2,8 @@ import { ObjectId, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { newEventId } from '../../../application/webhook-ids.js';
-import { bulkWriteChunks } from './bulk-write-chunks.js';
 import { withinDeadline } from './mongo-errors.js';
-import type { PendingEntry, PlantDocument } from './mongo-plant-store.js';
+import { bulkWriteChunks, type PendingEntry, type PlantDocument } from './mongo-plant-store.js';
 import type { MongoWebhookSubscriptions } from './mongo-webhook-subscriptions.js';
 
 type Stored = PlantDocument & { _id: ObjectId; lease?: string };
@@ -126,7 +125,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       });
     }
     // One bulkWrite on MongoDB; a few updates each on FerretDB, whose v1 never completes a command
-    // of 100 updates (bulk-write-chunks.ts), and a claim takes up to the dispatcher's concurrency.
+    // of 100 updates (FERRETDB_UPDATES), and a claim takes up to the dispatcher's concurrency.
     for (const { chunk } of bulkWriteChunks(leases, this.ferretdb)) {
       await withinDeadline(() => this.plants.bulkWrite(chunk, { ordered: false }));
     }
@@ -201,12 +200,10 @@ export class MongoWebhookOutbox implements WebhookOutbox {
    * Entries are only ever removed or moved later, so a stale read here can only make a document
    * due early (a harmless extra look), never lose one.
    */
-  private async settle(_id: ObjectId, read?: Stored): Promise<void> {
-    const document =
-      read ??
-      ((await withinDeadline(() =>
-        this.plants.findOne({ _id }, { projection: { pending: 1 } }),
-      )) as Stored | null);
+  private async settle(_id: ObjectId): Promise<void> {
+    const document = (await withinDeadline(() =>
+      this.plants.findOne({ _id }, { projection: { pending: 1 } }),
+    )) as Stored | null;
     if (document === null) return;
     const entries = Object.values(document.pending ?? {});
     const update =

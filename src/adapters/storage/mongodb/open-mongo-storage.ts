@@ -20,6 +20,8 @@ import {
   INDEX_NAME,
   MongoPlantStore,
   PROBE_COLLECTION,
+  TAG_INDEX,
+  TAG_KEYS,
   type PlantDocument,
   type ProbeDocument,
 } from './mongo-plant-store.js';
@@ -137,12 +139,12 @@ async function prepare(client: MongoClient, name: string, logger?: Logger): Prom
   const database = client.db(name);
   const notice = setTimeout(() => {
     logger?.info(
-      { collection: COLLECTION, index: INDEX_NAME },
+      { collection: COLLECTION },
       'an index build is in progress; start-up waits for it (up to PLANT_STORE_STARTUP_TIMEOUT)',
     );
   }, INDEX_NOTICE_MS);
   try {
-    await ensurePlantIndex(database.collection<PlantDocument>(COLLECTION));
+    await ensurePlantIndexes(database.collection<PlantDocument>(COLLECTION), logger);
     await database
       .collection<TokenDocument>(TOKEN_COLLECTION)
       .createIndex({ tenant: 1, createdAt: 1 }, { name: 'tenant_1_createdAt_1' });
@@ -180,18 +182,36 @@ const NON_UNIQUE = new Error(
   `has a non-unique index on (tenant, id) in collection ${COLLECTION}; drop it so that ${INDEX_NAME} can be built unique`,
 );
 
-async function ensurePlantIndex(plants: Collection<PlantDocument>): Promise<void> {
+const keysOf = ({ key = {} }: { key?: object }): string =>
+  Object.entries(key)
+    .map(([field, order]) => `${field}:${Number(order)}`)
+    .join();
+
+async function ensurePlantIndexes(
+  plants: Collection<PlantDocument>,
+  logger?: Logger,
+): Promise<void> {
   // Idempotent: creating an index that exists with the same keys and options is a no-op.
   await plants.createIndex({ tenant: 1, id: 1 }, { unique: true, name: INDEX_NAME });
   // FerretDB v1 answers ok to createIndex when a non-unique index of that name exists; MongoDB
   // refuses (code 85/86). Checking the result keeps both from accepting duplicates.
   const indexes = await plants.listIndexes().toArray();
-  const uniqueTenantId = ({ key = {}, unique }: { key?: object; unique?: unknown }): boolean =>
-    unique === true &&
-    Object.entries(key)
-      .map(([field, order]) => `${field}:${Number(order)}`)
-      .join() === 'tenant:1,id:1';
-  if (!indexes.some(uniqueTenantId)) throw NON_UNIQUE;
+  if (!indexes.some((index) => index.unique === true && keysOf(index) === 'tenant:1,id:1'))
+    throw NON_UNIQUE;
+  if (indexes.some((index) => keysOf(index) === 'tenant:1,tag:1,id:1')) return;
+  // Plants have always held their tag as a field: the tag filter's index is the one thing to add.
+  // The server builds it from the stored plants (an interrupted build is resumed or restarted by
+  // the server, or by this createIndex at the next start) and keeps it in each plant's own write
+  // from then on, writes during the build included.
+  const fields = {
+    collection: COLLECTION,
+    index: TAG_INDEX,
+    plants: await plants.estimatedDocumentCount(),
+  };
+  // A fresh database has nothing to index: no log.
+  if (fields.plants > 0) logger?.info(fields, 'indexing the stored plants by tag (once)');
+  await plants.createIndex(TAG_KEYS, { name: TAG_INDEX });
+  if (fields.plants > 0) logger?.info(fields, 'stored plants indexed by tag');
 }
 
 // Server codes of a start-up that may succeed later: an index build of the same index runs.

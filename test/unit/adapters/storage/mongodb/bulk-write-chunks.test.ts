@@ -3,7 +3,7 @@ import type { AnyBulkWriteOperation, Document } from 'mongodb';
 import {
   bulkWriteChunks,
   FERRETDB_UPDATES,
-} from '../../../../../src/adapters/storage/mongodb/bulk-write-chunks.js';
+} from '../../../../../src/adapters/storage/mongodb/mongo-plant-store.js';
 
 const update = (n: number): AnyBulkWriteOperation<Document> => ({
   updateOne: { filter: { n }, update: { $set: { n } } },
