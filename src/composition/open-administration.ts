@@ -21,7 +21,7 @@ const COMMAND_WAIT_SECONDS = 2;
 /** The command's stdout carries its answer (a token, JSON): the library's lines stay out of it. */
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** What the operator must hear of (a legacy file taken in) goes to stderr, one line. */
+/** What the operator must hear of (a stock LMDB addon) goes to stderr, one line. */
 const notice = (line: string): void => void process.stderr.write(`plant-store: ${line}\n`);
 
 /**

@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../adapters/logger.js';
 import type { HttpLimits } from '../adapters/http/server/http-server.js';
 import type { WebhookConfig } from '../adapters/webhooks/webhook-config.js';
@@ -10,17 +9,12 @@ import { parseInteger, parseSwitch } from './parse.js';
 import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
-import {
-  LEGACY_TOKEN_FILE,
-  parseStaticTokens,
-  parseTokenCacheSeconds,
-  type StaticToken,
-} from './tokens.js';
+import { parseStaticTokens, parseTokenCacheSeconds, type StaticToken } from './tokens.js';
 
 export { ConfigError } from '../adapters/config-error.js';
 export type { JwtConfig } from './jwt.js';
 export type { StorageOptions, StorageOptionsOf, StorageKind } from './storage.js';
-export { DEFAULT_TOKEN_CACHE_SECONDS, LEGACY_TOKEN_FILE, type StaticToken } from './tokens.js';
+export { DEFAULT_TOKEN_CACHE_SECONDS, type StaticToken } from './tokens.js';
 
 export type { LogLevel };
 
@@ -34,11 +28,6 @@ export interface Config {
   logLevel: LogLevel;
   /** Requests a second per tenant (one-second windows, shared through the storage: the data directory, Redis or MongoDB; per process on memory); 0 turns limiting off. */
   rateLimit: number;
-  /**
-   * The token and webhook files of earlier versions, taken into the durable storage once at its
-   * first start (PLANT_STORE_TOKEN_FILE, PLANT_STORE_WEBHOOK_FILE; read for that only).
-   */
-  legacyFiles: { tokens: string; webhooks: string };
   /** How long a server trusts a managed token it looked up: the bound on revocation delay. */
   tokenCacheSeconds: number;
   /** Whether GET /docs serves the interactive API reference. */
@@ -95,7 +84,6 @@ export function loadConfig(
   const storage = parseStorage(env);
   const trustProxy = parseTrustProxy(env.PLANT_STORE_TRUST_PROXY);
   const webhooks = loadWebhookConfig(env);
-  const legacyTokens = env.PLANT_STORE_TOKEN_FILE || LEGACY_TOKEN_FILE;
   if (!webhooks.deliver && storage.kind === 'memory') {
     throw new ConfigError(
       'PLANT_STORE_WEBHOOK_DELIVER=false needs a shared storage (lmdb, redis or mongodb): the memory outbox is delivered only by the process that writes it',
@@ -108,10 +96,6 @@ export function loadConfig(
     staticTokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
     logLevel,
     rateLimit: parseInteger('PLANT_STORE_RATE_LIMIT', env.PLANT_STORE_RATE_LIMIT, 0, 0, 1_000_000),
-    legacyFiles: {
-      tokens: legacyTokens,
-      webhooks: env.PLANT_STORE_WEBHOOK_FILE || join(dirname(legacyTokens), 'webhooks.json'),
-    },
     webhooks,
     tokenCacheSeconds: parseTokenCacheSeconds(env.PLANT_STORE_TOKEN_CACHE_SECONDS),
     docs: parseSwitch('PLANT_STORE_DOCS', env.PLANT_STORE_DOCS, true),

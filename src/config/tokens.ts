@@ -6,8 +6,6 @@ import { parseInteger } from './parse.js';
 
 export type { StaticToken };
 
-/** Where earlier versions kept managed tokens, unless PLANT_STORE_TOKEN_FILE said otherwise. */
-export const LEGACY_TOKEN_FILE = '.plant-store/tokens.json';
 /** How long a server trusts a managed token it looked up, unless PLANT_STORE_TOKEN_CACHE_SECONDS says otherwise. */
 export const DEFAULT_TOKEN_CACHE_SECONDS = 5;
 

@@ -35,8 +35,6 @@ export const VARIABLES: readonly Variable[] = [
   },
   { name: 'PLANT_STORE_MAX_PLANTS_PER_TENANT', default: '1000000' },
   { name: 'PLANT_STORE_TOKENS', secret: true },
-  { name: 'PLANT_STORE_TOKEN_FILE', default: '.plant-store/tokens.json' },
-  { name: 'PLANT_STORE_WEBHOOK_FILE', default: '.plant-store/webhooks.json' },
   { name: 'PLANT_STORE_TOKEN_CACHE_SECONDS', default: '5' },
   { name: 'PLANT_STORE_RATE_LIMIT', default: '0' },
   { name: 'PLANT_STORE_AUTH_FAILURE_LIMIT', default: '10' },
