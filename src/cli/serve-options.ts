@@ -1,9 +1,11 @@
 import { availableParallelism } from 'node:os';
-import type { ServeOptions } from '../composition/serve-options.js';
 import { loadConfig, type Config } from '../config/index.js';
 import { EXIT, UsageError } from './exit-codes.js';
 
-export type { ServeOptions };
+/** How `serve` runs besides the configuration: worker processes (node:cluster), or one process. */
+export interface ServeOptions {
+  workers?: number;
+}
 
 export const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
 

@@ -1,7 +1,6 @@
 // Serving: the container resolved, the HTTP server listening, shutdown. `plant-store serve`,
 // `npm start` and src/main.ts end here.
 import cluster from 'node:cluster';
-import type { ServeOptions } from './serve-options.js';
 import type { Config } from '../config/index.js';
 import { workerShare } from '../config/http-limits.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
@@ -12,11 +11,15 @@ import { checkServeAddon } from '../adapters/storage/lmdb/lmdb-addon.js';
 import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
-import { endProcess } from './storage-module.js';
+import { endProcess } from './modules.js';
 import { TYPES } from './identifiers.js';
-import { storageLabel } from './storage-label.js';
-import { serveWorkers, WORKER_READY } from './serve-workers.js';
-import { answerPings, dieWithPrimary } from './worker-heartbeat.js';
+import {
+  answerPings,
+  dieWithPrimary,
+  serveWorkers,
+  storageLabel,
+  WORKER_READY,
+} from './serve-workers.js';
 import {
   keepDevelopmentToken,
   sayHowToIssueToken,
@@ -33,8 +36,7 @@ import {
  * With `workers`, this process becomes the cluster's primary and each worker process comes back
  * here to serve, with its share of the per-address bounds (workerShare).
  */
-export async function serve(loaded: Config, options: ServeOptions = {}): Promise<void> {
-  const { workers } = options;
+export async function serve(loaded: Config, { workers }: { workers?: number } = {}): Promise<void> {
   // Checked in the primary too, so that bounds the workers cannot share fail the start at once.
   const shared =
     workers === undefined ? loaded : { ...loaded, http: workerShare(loaded.http, workers) };
