@@ -20,13 +20,7 @@ import {
   storageLabel,
   WORKER_READY,
 } from './serve-workers.js';
-import {
-  keepDevelopmentToken,
-  sayHowToIssueToken,
-  wantsDevelopmentToken,
-  warnOfDevelopmentToken,
-  withStaticDevelopmentToken,
-} from './development-token.js';
+import { developmentToken, withStaticDevelopmentToken } from './development-token.js';
 
 /**
  * Builds the service, listens on HOST and PORT at once (/healthz answers, /readyz is 503) while
@@ -52,9 +46,7 @@ export async function serve(loaded: Config, { workers }: { workers?: number } = 
 }
 
 async function serveHere(loaded: Config): Promise<void> {
-  // The memory storage forgets managed tokens: its development token is a static one.
-  const staticDevelopment = wantsDevelopmentToken(loaded) && loaded.storage.kind === 'memory';
-  const config = staticDevelopment ? withStaticDevelopmentToken(loaded) : loaded;
+  const config = withStaticDevelopmentToken(loaded);
   // Before the service is composed, which makes spans only when a provider is registered.
   const stopTracing = await startTracing(process.env);
   const container = buildContainer(config, { onLockLost: endProcess });
@@ -134,17 +126,8 @@ async function serveHere(loaded: Config): Promise<void> {
     server.closeAllConnections();
     throw error;
   }
-  // The embedded storage keeps its development token, a managed one, across restarts.
-  if (config.storage.kind === 'lmdb') {
-    // One reminder per instance: from the first worker of a cluster only.
-    const remind = worker === undefined || worker.id === 1;
-    const tokens = container.get(TYPES.TokenStore);
-    if (wantsDevelopmentToken(loaded)) await keepDevelopmentToken(tokens, { remind });
-    else if (remind) await warnOfDevelopmentToken(tokens);
-  } else if (wantsDevelopmentToken(config) && (worker?.id ?? 1) === 1) {
-    // memory has its static development token in `config`; redis and mongodb have none.
-    await sayHowToIssueToken(container.get(TYPES.TokenStore), config.storage);
-  }
+  // One reminder or hint per instance: from the first worker of a cluster only.
+  await developmentToken(config, container.get(TYPES.TokenStore), (worker?.id ?? 1) === 1);
   // Delivery starts once the stores it reads are open (in every worker of a cluster).
   await service.startDelivery();
   logger.info(cluster.isWorker ? { ...where, pid: process.pid } : where, 'listening');
