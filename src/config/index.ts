@@ -9,7 +9,7 @@ import { parseInteger, parseSwitch } from './parse.js';
 import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
-import { parseStaticTokens, parseTokenCacheSeconds, type StaticToken } from './tokens.js';
+import { DEFAULT_TOKEN_CACHE_SECONDS, parseStaticTokens, type StaticToken } from './tokens.js';
 
 export { ConfigError } from '../adapters/config-error.js';
 export type { JwtConfig } from './jwt.js';
@@ -52,12 +52,6 @@ export interface Config {
   webhooks: WebhookConfig;
 }
 
-/** The default of PLANT_STORE_STARTUP_TIMEOUT: long enough for a store started beside the service. */
-export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
-
-/** The default of PLANT_STORE_SHUTDOWN_GRACE_SECONDS. */
-export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 10;
-
 /** How `loadConfig` reads its environment. */
 export interface LoadConfigOptions {
   /**
@@ -90,40 +84,28 @@ export function loadConfig(
     );
   }
   return {
-    port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
+    port: parseInteger(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     storage,
     staticTokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
     logLevel,
-    rateLimit: parseInteger('PLANT_STORE_RATE_LIMIT', env.PLANT_STORE_RATE_LIMIT, 0, 0, 1_000_000),
+    rateLimit: parseInteger(env, 'PLANT_STORE_RATE_LIMIT', 0, 0, 1_000_000),
     webhooks,
-    tokenCacheSeconds: parseTokenCacheSeconds(env.PLANT_STORE_TOKEN_CACHE_SECONDS),
-    docs: parseSwitch('PLANT_STORE_DOCS', env.PLANT_STORE_DOCS, true),
-    accessLog: parseSwitch('PLANT_STORE_ACCESS_LOG', env.PLANT_STORE_ACCESS_LOG, true),
-    metrics: parseSwitch('PLANT_STORE_METRICS', env.PLANT_STORE_METRICS, true),
-    shutdownGraceSeconds: parseInteger(
-      'PLANT_STORE_SHUTDOWN_GRACE_SECONDS',
-      env.PLANT_STORE_SHUTDOWN_GRACE_SECONDS,
-      DEFAULT_SHUTDOWN_GRACE_SECONDS,
-      0,
-      3600,
+    tokenCacheSeconds: parseInteger(
+      env,
+      'PLANT_STORE_TOKEN_CACHE_SECONDS',
+      DEFAULT_TOKEN_CACHE_SECONDS,
+      1,
+      60,
     ),
+    docs: parseSwitch(env, 'PLANT_STORE_DOCS', true),
+    accessLog: parseSwitch(env, 'PLANT_STORE_ACCESS_LOG', true),
+    metrics: parseSwitch(env, 'PLANT_STORE_METRICS', true),
+    shutdownGraceSeconds: parseInteger(env, 'PLANT_STORE_SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     ...(jwt && { jwt }),
     ...(trustProxy && { trustProxy }),
     http: parseHttpLimits(env),
-    authFailureLimit: parseInteger(
-      'PLANT_STORE_AUTH_FAILURE_LIMIT',
-      env.PLANT_STORE_AUTH_FAILURE_LIMIT,
-      10,
-      0,
-      1_000_000,
-    ),
-    startupTimeoutSeconds: parseInteger(
-      'PLANT_STORE_STARTUP_TIMEOUT',
-      env.PLANT_STORE_STARTUP_TIMEOUT,
-      DEFAULT_STARTUP_TIMEOUT_SECONDS,
-      1,
-      3600,
-    ),
+    authFailureLimit: parseInteger(env, 'PLANT_STORE_AUTH_FAILURE_LIMIT', 10, 0, 1_000_000),
+    startupTimeoutSeconds: parseInteger(env, 'PLANT_STORE_STARTUP_TIMEOUT', 30, 1, 3600),
   };
 }

@@ -75,12 +75,6 @@ export function parseJwt(env: NodeJS.ProcessEnv): JwtConfig | undefined {
         : { kind: 'public-key', key: publicKey },
     algorithms: algorithms as JwtAlgorithm[],
     tenantClaim: env.PLANT_STORE_JWT_TENANT_CLAIM || 'tenant',
-    clockToleranceSeconds: parseInteger(
-      'PLANT_STORE_JWT_CLOCK_TOLERANCE',
-      env.PLANT_STORE_JWT_CLOCK_TOLERANCE,
-      30,
-      0,
-      300,
-    ),
+    clockToleranceSeconds: parseInteger(env, 'PLANT_STORE_JWT_CLOCK_TOLERANCE', 30, 0, 300),
   };
 }

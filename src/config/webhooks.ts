@@ -33,7 +33,7 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
     return ms;
   };
   const count = (name: string, fallback: number): number =>
-    parseInteger(`PLANT_STORE_WEBHOOK_${name}`, text(name), fallback, 1, 999_999);
+    parseInteger(env, `PLANT_STORE_WEBHOOK_${name}`, fallback, 1, 999_999);
   const flag = (name: string, fallback: boolean): boolean => {
     if (text(name) === '') return fallback;
     if (text(name) !== 'true' && text(name) !== 'false') {
