@@ -21,29 +21,25 @@ function parseDuration(name: string, text: string): number {
 
 /** Reads the PLANT_STORE_WEBHOOK_* variables. */
 export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
-  const text = (name: string): string => env[`PLANT_STORE_WEBHOOK_${name}`] ?? '';
+  const text = (name: string): string => env[name] ?? '';
   const duration = (name: string, fallback: number, min = 1): number => {
     if (text(name) === '') return fallback;
-    const ms = parseDuration(`PLANT_STORE_WEBHOOK_${name}`, text(name));
+    const ms = parseDuration(name, text(name));
     if (ms < min) {
-      throw new ConfigError(
-        `PLANT_STORE_WEBHOOK_${name} must be at least ${min} ms (got "${text(name)}")`,
-      );
+      throw new ConfigError(`${name} must be at least ${min} ms (got "${text(name)}")`);
     }
     return ms;
   };
   const count = (name: string, fallback: number): number =>
-    parseInteger(env, `PLANT_STORE_WEBHOOK_${name}`, fallback, 1, 999_999);
+    parseInteger(env, name, fallback, 1, 999_999);
   const flag = (name: string, fallback: boolean): boolean => {
     if (text(name) === '') return fallback;
     if (text(name) !== 'true' && text(name) !== 'false') {
-      throw new ConfigError(
-        `PLANT_STORE_WEBHOOK_${name} must be true or false (got "${text(name)}")`,
-      );
+      throw new ConfigError(`${name} must be true or false (got "${text(name)}")`);
     }
     return text(name) === 'true';
   };
-  const schedule = text('RETRY_SCHEDULE');
+  const schedule = text('PLANT_STORE_WEBHOOK_RETRY_SCHEDULE');
   return {
     schedule: {
       delaysMs:
@@ -53,16 +49,19 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
               .split(',')
               .map((part) => parseDuration('PLANT_STORE_WEBHOOK_RETRY_SCHEDULE', part)),
       jitter: DEFAULT_RETRY_SCHEDULE.jitter,
-      disableAfterMs: duration('DISABLE_AFTER', DEFAULT_RETRY_SCHEDULE.disableAfterMs),
+      disableAfterMs: duration(
+        'PLANT_STORE_WEBHOOK_DISABLE_AFTER',
+        DEFAULT_RETRY_SCHEDULE.disableAfterMs,
+      ),
     },
-    timeoutMs: duration('TIMEOUT', DEFAULTS.timeoutMs),
-    allowPrivate: flag('ALLOW_PRIVATE', false),
-    pollMs: duration('POLL', DEFAULTS.pollMs, 10),
-    leaseMs: duration('LEASE', DEFAULTS.leaseMs, 10),
-    concurrency: count('CONCURRENCY', DEFAULTS.concurrency),
-    tenantConcurrency: count('TENANT_CONCURRENCY', DEFAULTS.tenantConcurrency),
-    tenantBacklog: count('TENANT_BACKLOG', DEFAULTS.tenantBacklog),
-    cacheMs: duration('CACHE', DEFAULTS.cacheMs),
-    deliver: flag('DELIVER', true),
+    timeoutMs: duration('PLANT_STORE_WEBHOOK_TIMEOUT', DEFAULTS.timeoutMs),
+    allowPrivate: flag('PLANT_STORE_WEBHOOK_ALLOW_PRIVATE', false),
+    pollMs: duration('PLANT_STORE_WEBHOOK_POLL', DEFAULTS.pollMs, 10),
+    leaseMs: duration('PLANT_STORE_WEBHOOK_LEASE', DEFAULTS.leaseMs, 10),
+    concurrency: count('PLANT_STORE_WEBHOOK_CONCURRENCY', DEFAULTS.concurrency),
+    tenantConcurrency: count('PLANT_STORE_WEBHOOK_TENANT_CONCURRENCY', DEFAULTS.tenantConcurrency),
+    tenantBacklog: count('PLANT_STORE_WEBHOOK_TENANT_BACKLOG', DEFAULTS.tenantBacklog),
+    cacheMs: duration('PLANT_STORE_WEBHOOK_CACHE', DEFAULTS.cacheMs),
+    deliver: flag('PLANT_STORE_WEBHOOK_DELIVER', true),
   };
 }
