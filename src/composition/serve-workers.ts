@@ -144,23 +144,15 @@ function watchWorkers(workers: () => Iterable<Worker>, logger: Logger): () => vo
   };
 }
 
-/** In a worker: answers the primary's pings. */
-export function answerPings(): void {
+/**
+ * In a worker: answers the primary's pings, and ends at once with SIGKILL (a crash LMDB is made
+ * for) when the primary is gone without asking it to leave. node:cluster's own handler calls
+ * process.exit(), which can hang for good on lmdb-js's writer thread holding the write lock.
+ */
+export function followPrimary(): void {
   process.on('message', (message: unknown) => {
     if (message === PING) process.send?.(PONG);
   });
-}
-
-/**
- * In a worker: when the primary is gone (the channel closed without this worker asking to leave),
- * end at once with SIGKILL, a crash LMDB is made for (what was acknowledged is on disk).
- * node:cluster's own 'disconnect' handler calls process.exit(), which joins libuv's thread pool;
- * lmdb-js's writer thread can be there waiting, inside a write transaction, for the event loop
- * that process.exit() stopped: the worker hung for good holding LMDB's write lock, and every
- * write of the machine on that data directory waited on it (seen under `--workers 2` when the
- * primary was killed while a replacement worker started).
- */
-export function dieWithPrimary(): void {
   process.prependOnceListener('disconnect', () => {
     if (cluster.worker?.exitedAfterDisconnect) return;
     console.error(`plant-store: worker ${process.pid}: the primary is gone; stopping`);

@@ -13,13 +13,7 @@ import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
 import { endProcess } from './modules.js';
 import { TYPES } from './identifiers.js';
-import {
-  answerPings,
-  dieWithPrimary,
-  serveWorkers,
-  storageLabel,
-  WORKER_READY,
-} from './serve-workers.js';
+import { followPrimary, serveWorkers, storageLabel, WORKER_READY } from './serve-workers.js';
 import { developmentToken, withStaticDevelopmentToken } from './development-token.js';
 
 /**
@@ -54,7 +48,7 @@ async function serveHere(loaded: Config): Promise<void> {
   // A worker ends with its primary, and its lines (access lines too) say which worker, by the id
   // its metrics carry.
   if (worker !== undefined) {
-    dieWithPrimary();
+    followPrimary();
     const base = createLogger(config.logLevel);
     container.rebind(TYPES.Logger).toConstantValue(base.child?.({ worker: worker.id }) ?? base);
   }
@@ -133,7 +127,6 @@ async function serveHere(loaded: Config): Promise<void> {
   logger.info(cluster.isWorker ? { ...where, pid: process.pid } : where, 'listening');
   // A worker tells its primary, which prints the line once every worker is ready.
   if (cluster.isWorker) {
-    answerPings();
     process.send?.(WORKER_READY);
     return;
   }
