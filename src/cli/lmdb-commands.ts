@@ -1,3 +1,4 @@
+// `backup` and `check`: the embedded store's own commands, run as `export` and `import` are.
 import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/index.js';
@@ -79,7 +80,13 @@ async function writeCopy(
   }
 }
 
-/** `plant-store backup`, as `export` and `import` are run (run-cli.ts's TRANSFERS). */
+/** The configuration, refused (`refusal`) unless the storage is the embedded store. */
+function lmdbConfig(env: NodeJS.ProcessEnv, refusal: (kind: string) => string) {
+  const config = sharedStorageConfig(env, 'plants');
+  if (config.storage.kind !== 'lmdb') throw new ConfigError(refusal(config.storage.kind));
+  return { ...config, storage: config.storage };
+}
+
 export const backupCommand = async (
   ...[args, env, io, open]: Parameters<typeof exportCommand>
 ): Promise<number> => {
@@ -96,20 +103,18 @@ export const backupCommand = async (
       '--output - (stdout) cannot take a backup, which LMDB writes to a file: name a file or a directory (plant-store export writes to stdout)',
     );
   }
-  const config = sharedStorageConfig(env, 'plants');
-  const { kind } = config.storage;
-  if (kind !== 'lmdb') {
-    throw new ConfigError(
+  const config = lmdbConfig(
+    env,
+    (kind) =>
       `backup copies the embedded store (lmdb) only; back PLANT_STORE_STORAGE=${kind} up with ${OWN_TOOLS[kind] ?? 'its own tools'}, or use plant-store export`,
-    );
-  }
+  );
   await refuseDataDirOutput(values.output, config.storage.dataDir);
   const file = await backupFile(values.output);
   const started = performance.now();
   const store = await open(config);
   let bytes: number;
   try {
-    if (store.backup === undefined) throw new ConfigError(`the ${kind} storage has no backup`);
+    if (store.backup === undefined) throw new ConfigError('the lmdb storage has no backup');
     // A copy of damaged pages is a damaged backup.
     await refuseDamaged(store);
     bytes = await writeCopy(store.backup, file, values.compact === true);
@@ -134,17 +139,15 @@ Options:
 
 Exit codes: 0 the store is whole, 1 something is wrong (or the storage failed).`;
 
-/** `plant-store check`, run as `export` and `backup` are (run-cli.ts's TRANSFERS). */
 export const checkCommand = async (
   ...[args, env, io, open]: Parameters<typeof exportCommand>
 ): Promise<number> => {
   parseOptions({ args, options: {} });
-  const config = sharedStorageConfig(env, 'plants');
-  if (config.storage.kind !== 'lmdb') {
-    throw new ConfigError(
-      `check reads the embedded store (lmdb) only; PLANT_STORE_STORAGE=${config.storage.kind} has its own tools`,
-    );
-  }
+  const config = lmdbConfig(
+    env,
+    (kind) =>
+      `check reads the embedded store (lmdb) only; PLANT_STORE_STORAGE=${kind} has its own tools`,
+  );
   const store = await open(config);
   try {
     const report = await store.check!();

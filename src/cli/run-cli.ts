@@ -26,7 +26,7 @@ export interface ServeOptions {
   workers?: number;
 }
 
-export const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
+const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
 
 Runs the HTTP service until SIGTERM or SIGINT. Configured by the environment (PORT, HOST,
 PLANT_STORE_STORAGE, PLANT_STORE_DATA_DIR, PLANT_STORE_TOKENS, PLANT_STORE_JWT_*, ...).
@@ -47,7 +47,7 @@ function parseWorkers(value = ''): number {
  * `serve [--workers N|auto]` (also `--workers=N`); resolves once the service listens. Parsed by
  * hand: parseArgs would refuse `--workers` without a count or `--port 1` in words of its own.
  */
-export async function serveCommand(
+async function serveCommand(
   args: string[],
   env: NodeJS.ProcessEnv,
   serve: (config: Config, options: ServeOptions) => Promise<unknown>,

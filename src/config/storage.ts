@@ -66,7 +66,7 @@ function parseLmdb(env: NodeJS.ProcessEnv): StorageOptionsOf<'lmdb'> {
 }
 
 /** Where the embedded store keeps its files unless PLANT_STORE_DATA_DIR says otherwise. */
-export const DEFAULT_DATA_DIR = '.plant-store';
+const DEFAULT_DATA_DIR = '.plant-store';
 
 /** Reads PLANT_STORE_STORAGE (default lmdb, the durable embedded store) and the variables of the technology it names. */
 export function parseStorage(env: NodeJS.ProcessEnv): StorageOptions {

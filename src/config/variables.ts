@@ -76,7 +76,7 @@ export const VARIABLES: readonly Variable[] = [
 ];
 
 /** A URL's password replaced by `***`: what may be shown of a secret URL. */
-export const withoutPassword = (url: string): string =>
+const withoutPassword = (url: string): string =>
   url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/@]*@/i, '$1***@');
 
 /** How `plant-store config` shows a value: secrets as `set` (a URL without its password). */
