@@ -10,6 +10,9 @@ export {
   type PlantId,
 } from './domain/plant-id.js';
 export {
+  checkTagFilter,
+  firstById,
+  MAX_FILTER_TAGS,
   parseNewPlant,
   samePlant,
   toPlant,
@@ -53,7 +56,7 @@ export type {
 export type { Logger } from './ports/logger.js';
 export type { PlantEvents } from './ports/plant-events.js';
 export type { ImportOutcome, PlantReader, PlantSnapshot, PlantStore } from './ports/plant-store.js';
-export type { PlantPage, PlantUseCases } from './ports/plant-use-cases.js';
+export type { PlantPage, PlantQuery, PlantUseCases } from './ports/plant-use-cases.js';
 export type { Storage } from './ports/storage.js';
 export type { IssuedToken, Revocation, TokenAdministration } from './ports/token-administration.js';
 export type { TokenStore } from './ports/token-store.js';

@@ -1,5 +1,5 @@
-/** A port method as decorators call it: no port method takes more than three arguments. */
-export type PortCall = (a?: unknown, b?: unknown, c?: unknown) => Promise<unknown>;
+/** A port method as decorators call it. */
+export type PortCall = (...args: unknown[]) => Promise<unknown>;
 
 /**
  * The one way a store decorator is built: an object with each of `methods` (a port's method list,
@@ -16,5 +16,5 @@ export function forwardMethods<T>(
 }
 
 /** Calls `store`'s `method` with its own `this`. */
-export const callOn = <T>(store: T, method: keyof T, a?: unknown, b?: unknown, c?: unknown) =>
-  (store[method] as PortCall).call(store, a, b, c);
+export const callOn = <T>(store: T, method: keyof T, args: unknown[]) =>
+  (store[method] as PortCall).apply(store, args);

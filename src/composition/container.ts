@@ -124,6 +124,7 @@ export async function resolveService(container: Container): Promise<Service> {
         tracer,
         counts,
         trustProxy: config.trustProxy,
+        corsOrigins: config.corsOrigins,
         ...container.get(TYPES.HttpHostOptions),
       }),
       plants,

@@ -8,6 +8,7 @@ import { parseJwt, type JwtConfig } from './jwt.js';
 import { parseInteger, parseSwitch } from './parse.js';
 import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
+import { parseCorsOrigins } from './cors.js';
 import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
 import { DEFAULT_TOKEN_CACHE_SECONDS, parseStaticTokens, type StaticToken } from './tokens.js';
 
@@ -46,6 +47,8 @@ export interface Config {
   authFailureLimit: number;
   /** Whose X-Forwarded-For names the client (PLANT_STORE_TRUST_PROXY); absent: nobody's. */
   trustProxy?: TrustProxy;
+  /** The origins whose pages may call the service (PLANT_STORE_CORS_ORIGINS), `*` any; absent: CORS off. */
+  corsOrigins?: '*' | string[];
   /** How long start-up waits for the storage to open (retrying) before it gives up. */
   startupTimeoutSeconds: number;
   /** Webhook delivery (docs/webhooks.md). */
@@ -77,6 +80,7 @@ export function loadConfig(
   const jwt = parseJwt(env);
   const storage = parseStorage(env);
   const trustProxy = parseTrustProxy(env.PLANT_STORE_TRUST_PROXY);
+  const corsOrigins = parseCorsOrigins(env.PLANT_STORE_CORS_ORIGINS);
   const webhooks = loadWebhookConfig(env);
   if (!webhooks.deliver && storage.kind === 'memory') {
     throw new ConfigError(
@@ -104,6 +108,7 @@ export function loadConfig(
     shutdownGraceSeconds: parseInteger(env, 'PLANT_STORE_SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     ...(jwt && { jwt }),
     ...(trustProxy && { trustProxy }),
+    ...(corsOrigins && { corsOrigins }),
     http: parseHttpLimits(env),
     authFailureLimit: parseInteger(env, 'PLANT_STORE_AUTH_FAILURE_LIMIT', 10, 0, 1_000_000),
     startupTimeoutSeconds: parseInteger(env, 'PLANT_STORE_STARTUP_TIMEOUT', 30, 1, 3600),

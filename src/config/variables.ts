@@ -39,6 +39,7 @@ export const VARIABLES: readonly Variable[] = [
   { name: 'PLANT_STORE_RATE_LIMIT', default: '0' },
   { name: 'PLANT_STORE_AUTH_FAILURE_LIMIT', default: '10' },
   { name: 'PLANT_STORE_TRUST_PROXY', default: 'off' },
+  { name: 'PLANT_STORE_CORS_ORIGINS' },
   { name: 'PLANT_STORE_DOCS', default: 'on' },
   { name: 'PLANT_STORE_ACCESS_LOG', default: 'on' },
   { name: 'PLANT_STORE_METRICS', default: 'on' },

@@ -16,6 +16,7 @@ export interface Caller {
 export const OPERATION_SCOPES = {
   createPlant: 'plants:write',
   listPlants: 'plants:read',
+  getPlant: 'plants:read',
   deletePlant: 'plants:write',
   readMetrics: 'metrics:read',
 } as const satisfies Record<string, Scope>;

@@ -78,3 +78,36 @@ export function parseNewPlant(candidate: unknown): StoredPlant {
 /** Whether two plants hold the same content (name, and tag or its absence); ids are not compared. */
 export const samePlant = (a: StoredPlant, b: StoredPlant): boolean =>
   a.name === b.name && a.tag === b.tag;
+
+/** Tags one list may filter by (`?tags=` given more often is refused). */
+export const MAX_FILTER_TAGS = 20;
+
+/**
+ * A list's tag filter as the core takes it: undefined (no filter), or 1 to MAX_FILTER_TAGS tags,
+ * each a tag a plant could hold (0 to TAG_MAX characters, the empty tag included); resolves them
+ * distinct and sorted. Throws `invalid-query` otherwise.
+ */
+export function checkTagFilter(tags: unknown): string[] | undefined {
+  if (tags === undefined) return undefined;
+  if (!Array.isArray(tags) || tags.length === 0 || tags.length > MAX_FILTER_TAGS) {
+    throw new PlantError(
+      'invalid-query',
+      `tags must be 1 to ${MAX_FILTER_TAGS} tags (each given as its own tags parameter)`,
+    );
+  }
+  for (const tag of tags) {
+    if (typeof tag !== 'string' || codePoints(tag) > TAG_MAX || hasUnsafeCharacter(tag)) {
+      throw new PlantError(
+        'invalid-query',
+        `each tag must be a tag a plant can hold: 0 to ${TAG_MAX} characters, no control characters`,
+      );
+    }
+  }
+  return [...new Set(tags as string[])].sort();
+}
+
+const byId = (a: StoredPlant, b: StoredPlant): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The first `limit` plants, by ascending id, of pages that each hold distinct plants by ascending id (one per tag). */
+export const firstById = (pages: readonly StoredPlant[][], limit: number): StoredPlant[] =>
+  pages.length === 1 ? pages[0]!.slice(0, limit) : pages.flat().sort(byId).slice(0, limit);

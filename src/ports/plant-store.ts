@@ -21,8 +21,20 @@ export interface PlantStore {
    * on a duplicate. Stores with webhooks record `event` for the tenant's subscribers in the same write.
    */
   insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean>;
-  /** Resolves at most `limit` of the tenant's plants with an id above `after` (from the lowest when undefined), by ascending id. */
-  list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]>;
+  /** Resolves the tenant's plant with that id, or undefined. */
+  get(tenant: string, id: PlantId): Promise<StoredPlant | undefined>;
+  /**
+   * Resolves at most `limit` of the tenant's plants with an id above `after` (from the lowest when
+   * undefined), by ascending id. With `tags` (distinct, at least one), only the plants whose tag is
+   * one of them, read through an index per tag kept in the same write as the plant: a page costs
+   * what an unfiltered page costs, whatever else the tenant holds.
+   */
+  list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]>;
   /** Removes the plant; resolves false when the tenant has none with that id. */
   delete(tenant: string, id: PlantId): Promise<boolean>;
   /**
@@ -63,6 +75,7 @@ export interface PlantSnapshot extends PlantReader {
 /** Every method of PlantStore (checked when it compiles): what store decorators forward. */
 export const PLANT_STORE_METHODS = portMethods<PlantStore>()([
   'insert',
+  'get',
   'list',
   'delete',
   'tenants',

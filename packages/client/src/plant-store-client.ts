@@ -66,7 +66,16 @@ export class PlantStoreClient {
     return created;
   }
 
-  /** One page of plants by ascending id (GET /plants). */
+  /** The plant with this id (GET /plants/{id}); rejects with 404 (40401) when there is none. */
+  async getPlant(id: PlantIdInput, options: CallOptions = {}): Promise<Plant> {
+    const url = new URL(`plants/${toPlantId(id)}`, this.base);
+    const answer = await this.call('GET', url, options);
+    const plant = readJson(answer.text);
+    if (!isPlant(plant)) throw unexpectedAnswer(`GET ${url.href}`, answer, 'a Plant');
+    return plant;
+  }
+
+  /** One page of plants by ascending id (GET /plants), of the given tags when `tags` is set. */
   async listPlants(options: ListOptions = {}): Promise<PlantPage> {
     const { plants, nextUrl } = await this.page(this.listUrl(options), options);
     if (nextUrl === undefined) return { plants };
@@ -76,7 +85,10 @@ export class PlantStoreClient {
     return { plants, next: cursor };
   }
 
-  /** Every plant by ascending id, page after page, following `Link: rel="next"` as given. */
+  /**
+   * Every plant (of the given tags, when `tags` is set) by ascending id, page after page,
+   * following `Link: rel="next"` as given (it keeps the filter).
+   */
   async *allPlants(options: ListOptions = {}): AsyncGenerator<Plant, void, undefined> {
     let url: URL | undefined = this.listUrl(options);
     while (url !== undefined) {
@@ -92,10 +104,15 @@ export class PlantStoreClient {
     await this.call('DELETE', new URL(`plants/${exact}`, this.base), options);
   }
 
-  private listUrl({ limit, cursor }: ListOptions): URL {
+  private listUrl({ limit, cursor, tags }: ListOptions): URL {
     const url = new URL('plants', this.base);
     if (limit !== undefined) url.searchParams.set('limit', String(limit));
     if (cursor !== undefined) url.searchParams.set('cursor', cursor);
+    if (tags !== undefined) {
+      // No tags would be sent as no filter at all: every plant instead of none.
+      if (tags.length === 0) throw new RangeError('tags must name at least one tag');
+      for (const tag of tags) url.searchParams.append('tags', tag);
+    }
     return url;
   }
 

@@ -32,6 +32,11 @@ export interface ListOptions extends CallOptions {
   limit?: number;
   /** Where to continue: a PlantPage's `next`. */
   cursor?: string;
+  /**
+   * Only the plants whose tag is one of these (`?tags=a&tags=b`; 1 to 20 tags of at most 64
+   * characters, `''` being a tag too). Give the same tags with a `cursor` as on its first page.
+   */
+  tags?: readonly string[];
 }
 
 /** Told before each retry's wait, e.g. for logging. */

@@ -4,6 +4,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { AuthFailureBudget, tenantRateLimit } from './bearer-auth.js';
+import { corsFor } from './cors.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { problem } from './error-catalogue.js';
 import { errorHandler } from './error-handler.js';
@@ -55,6 +56,8 @@ export interface HttpAppOptions {
   requestId?: ((ctx: Koa.Context) => string | undefined) | undefined;
   /** Whose X-Forwarded-For names the client for the per-address rules; absent: nobody's. */
   trustProxy?: TrustProxy | undefined;
+  /** The origins whose pages may call the service from a browser (`*`: any); absent: no CORS. */
+  corsOrigins?: '*' | readonly string[] | undefined;
 }
 
 /** One log line when a limit's store stops answering and one when it answers again; a count of each decision made meanwhile. */
@@ -91,6 +94,7 @@ export function createHttpApp({
   counts,
   requestId,
   trustProxy: trust,
+  corsOrigins,
 }: HttpAppOptions): HttpApp {
   const app = new Koa();
   const limiter = (name: string, points: number) =>
@@ -112,6 +116,9 @@ export function createHttpApp({
   if (proxied) app.use(proxied);
   // The access log, metrics, span and request id, around everything that may fail:
   app.use(requestObserver({ logger, accessLog, metrics, tracer, requestId, counts }));
+  // CORS before anything that may refuse, so that every answer, errors included, carries its
+  // headers, and a preflight is answered before the routes (which would answer OPTIONS 405):
+  if (corsOrigins !== undefined) app.use(corsFor(corsOrigins));
   // Any failure below becomes the contract's Error body:
   app.use(errorHandler(logger));
   // The operations; each /plants route authorizes, then reads its body (plant-routes.ts):

@@ -7,14 +7,12 @@ import { HttpProblem } from './http-problem.js';
  */
 export const BODY_LIMIT_BYTES = 65536;
 
-/** The operations of the OpenAPI document, by operationId. */
-export type OperationId =
-  'createPlant' | 'listPlants' | 'deletePlant' | 'getMetrics' | 'getHealth' | 'getReadiness';
-
 /** The operations behind a token. */
-const EVERY: readonly OperationId[] = ['createPlant', 'listPlants', 'deletePlant', 'getMetrics'];
+const EVERY = ['createPlant', 'listPlants', 'getPlant', 'deletePlant', 'getMetrics'] as const;
 /** Every operation: refusals of a request by its head alone, before any route is chosen. */
-const ANY: readonly OperationId[] = [...EVERY, 'getHealth', 'getReadiness'];
+const ANY = [...EVERY, 'getHealth', 'getReadiness'] as const;
+/** The operations of the OpenAPI document, by operationId. */
+export type OperationId = (typeof ANY)[number];
 const REALM = 'Bearer realm="plant-store"';
 const RETRY_AFTER_SECONDS = '1';
 const REFUSED_WRITES_RETRY_SECONDS = '30';
@@ -43,7 +41,18 @@ interface CatalogueEntry<D> {
   readonly on: readonly OperationId[];
 }
 
-const entry = <D = undefined>(row: CatalogueEntry<D>): CatalogueEntry<D> => row;
+/**
+ * A row; without `example`, the message without details is the example (a fixed message), and
+ * without `on`, no operation answers it (a refusal before routing).
+ */
+const entry = <D = undefined>({
+  example,
+  on = [],
+  ...row
+}: Omit<CatalogueEntry<D>, 'example' | 'on'> & {
+  example?: string;
+  on?: readonly OperationId[];
+}): CatalogueEntry<D> => ({ ...row, example: example ?? row.message(undefined as D), on });
 const given = (message: string): string => message;
 /** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
 type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
@@ -53,11 +62,13 @@ const challenge = (error: string) => ({
   rule: `${REALM}${error}`,
   value: () => `${REALM}${error}`,
 });
-const retryAfterOne = {
-  name: 'Retry-After' as const,
-  rule: RETRY_AFTER_SECONDS,
-  value: () => RETRY_AFTER_SECONDS,
-};
+/** A header whose value never varies. */
+const always = (name: 'Allow' | 'Retry-After', value: string) => ({
+  name,
+  rule: value,
+  value: () => value,
+});
+const retryAfterOne = always('Retry-After', RETRY_AFTER_SECONDS);
 
 /**
  * Every error the service answers, by name. To add one: a row here (status, code, when, message,
@@ -72,8 +83,6 @@ export const ERROR_CATALOGUE = {
     code: 40000,
     when: 'the request is not valid HTTP; the HTTP parser refuses it before any route, and the connection closes',
     message: () => 'malformed HTTP request',
-    example: 'malformed HTTP request',
-    on: [],
   }),
   'invalid-body': entry({
     status: 400,
@@ -94,7 +103,7 @@ export const ERROR_CATALOGUE = {
   'invalid-query': entry({
     status: 400,
     code: 40003,
-    when: '`limit` or `cursor` is invalid or given twice',
+    when: '`limit` or `cursor` is invalid or given twice, or `tags` is given more than 20 times or holds a tag no plant can hold',
     message: fromError,
     example: 'limit must be given at most once',
     on: ['listPlants'],
@@ -104,7 +113,6 @@ export const ERROR_CATALOGUE = {
     code: 40006,
     when: 'an HTTP/1.1 request without a `Host` header, or a request with more than one; the connection closes',
     message: (message?: string) => message ?? 'an HTTP/1.1 request must carry a Host header',
-    example: 'an HTTP/1.1 request must carry a Host header',
     on: ANY,
   }),
   'invalid-id': entry({
@@ -112,8 +120,7 @@ export const ERROR_CATALOGUE = {
     code: 40004,
     when: 'the path `{id}` is not canonical decimal int64',
     message: () => 'id in the path must be a decimal int64 without sign on zero or leading zeros',
-    example: 'id in the path must be a decimal int64 without sign on zero or leading zeros',
-    on: ['deletePlant'],
+    on: ['getPlant', 'deletePlant'],
   }),
   'malformed-credentials': entry({
     status: 400,
@@ -130,7 +137,6 @@ export const ERROR_CATALOGUE = {
     when: 'no Authorization header, or a scheme other than Bearer',
     message: () => 'an Authorization header with a Bearer token is required',
     header: challenge(''),
-    example: 'an Authorization header with a Bearer token is required',
     on: EVERY,
   }),
   'invalid-token': entry({
@@ -139,7 +145,6 @@ export const ERROR_CATALOGUE = {
     when: 'unknown, revoked or expired token, or a JWT that fails a check',
     message: () => 'the bearer token is unknown, revoked or expired',
     header: challenge(', error="invalid_token"'),
-    example: 'the bearer token is unknown, revoked or expired',
     on: EVERY,
   }),
   'insufficient-scope': entry({
@@ -173,7 +178,7 @@ export const ERROR_CATALOGUE = {
     when: "no plant with that id in the caller's tenant (another tenant's plant is not found too)",
     message: fromError,
     example: 'no plant with id 9007199254740993',
-    on: ['deletePlant'],
+    on: ['getPlant', 'deletePlant'],
   }),
   'no-route': entry({
     status: 404,
@@ -181,7 +186,6 @@ export const ERROR_CATALOGUE = {
     when: 'no such route',
     message: (path: string) => `no route ${path}`,
     example: 'no route /plant',
-    on: [],
   }),
   'method-not-allowed': entry({
     status: 405,
@@ -190,7 +194,7 @@ export const ERROR_CATALOGUE = {
     message: ({ method, path, allow }: { method: string; path: string; allow: string }) =>
       `${method} is not allowed on ${path}; use ${allow}`,
     header: { name: 'Allow', rule: '<methods of the path>', value: ({ allow }) => allow },
-    example: 'POST is not allowed on /plants/1; use DELETE',
+    example: 'POST is not allowed on /plants/1; use HEAD, GET, DELETE',
     on: EVERY,
   }),
   'connect-refused': entry({
@@ -198,20 +202,13 @@ export const ERROR_CATALOGUE = {
     code: 40502,
     when: 'the method is CONNECT: the service is no proxy; the connection closes',
     message: () => 'CONNECT is not supported: this server is not a proxy',
-    example: 'CONNECT is not supported: this server is not a proxy',
-    header: {
-      name: 'Allow',
-      rule: 'GET, HEAD, POST, DELETE',
-      value: () => 'GET, HEAD, POST, DELETE',
-    },
-    on: [],
+    header: always('Allow', 'GET, HEAD, POST, DELETE'),
   }),
   'request-timeout': entry({
     status: 408,
     code: 40801,
     when: 'the headers did not arrive within `PLANT_STORE_HEADERS_TIMEOUT_MS`, or the whole request within `PLANT_STORE_REQUEST_TIMEOUT_MS`; the connection closes',
     message: () => 'the request did not arrive in time',
-    example: 'the request did not arrive in time',
     on: ['createPlant'],
   }),
   'duplicate-plant': entry({
@@ -227,7 +224,6 @@ export const ERROR_CATALOGUE = {
     code: 41301,
     when: `body larger than ${BODY_LIMIT_BYTES} bytes, as received or after decoding its Content-Encoding; the connection closes`,
     message: () => `request body is larger than ${BODY_LIMIT_BYTES} bytes`,
-    example: `request body is larger than ${BODY_LIMIT_BYTES} bytes`,
     on: ['createPlant'],
   }),
   'unsupported-media-type': entry({
@@ -236,7 +232,6 @@ export const ERROR_CATALOGUE = {
     when: '`Content-Type` is not `application/json` (or names a charset other than utf-8), or an unknown Content-Encoding',
     message: (message?: string) =>
       message ?? 'Content-Type must be application/json (charset utf-8)',
-    example: 'Content-Type must be application/json (charset utf-8)',
     on: ['createPlant'],
   }),
   'rate-limited': entry({
@@ -258,7 +253,6 @@ export const ERROR_CATALOGUE = {
     code: 41701,
     when: 'an `Expect` header other than `100-continue` (in any case) alone; the connection closes',
     message: () => 'the Expect header is not supported; only 100-continue is',
-    example: 'the Expect header is not supported; only 100-continue is',
     on: ANY,
   }),
   'too-many-auth-failures': entry({
@@ -280,8 +274,6 @@ export const ERROR_CATALOGUE = {
     code: 43101,
     when: 'request headers are larger than the HTTP parser accepts; the connection closes',
     message: () => 'request headers are too large',
-    example: 'request headers are too large',
-    on: [],
   }),
   'unexpected-failure': entry({
     status: 500,
@@ -309,11 +301,7 @@ export const ERROR_CATALOGUE = {
     message: fromError,
     example:
       'storage takes no writes now (out of memory or disk, or read-only); nothing was written',
-    header: {
-      name: 'Retry-After',
-      rule: REFUSED_WRITES_RETRY_SECONDS,
-      value: () => REFUSED_WRITES_RETRY_SECONDS,
-    },
+    header: always('Retry-After', REFUSED_WRITES_RETRY_SECONDS),
     on: ['createPlant', 'deletePlant'],
   }),
   'shutting-down': entry({
@@ -321,10 +309,8 @@ export const ERROR_CATALOGUE = {
     code: 50304,
     when: 'readiness only: the service is shutting down (SIGTERM or SIGINT); it answers what it has received and takes no new connections',
     message: () => 'the service is shutting down',
+    // No operation: /readyz describes its 503 bodies itself (NotReady), as it does for 50301 and 50303.
     header: retryAfterOne,
-    example: 'the service is shutting down',
-    // /readyz describes its 503 bodies itself (NotReady), as it does for 50301 and 50303.
-    on: [],
   }),
   'metrics-unavailable': entry({
     status: 503,
@@ -332,7 +318,6 @@ export const ERROR_CATALOGUE = {
     when: 'under `serve --workers`, a worker did not send its metrics in time (a worker that stops answering is replaced within seconds)',
     message: () => "the instance's metrics could not be gathered in time",
     header: retryAfterOne,
-    example: "the instance's metrics could not be gathered in time",
     on: ['getMetrics'],
   }),
   'token-verification-unavailable': entry({

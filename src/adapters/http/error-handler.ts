@@ -23,7 +23,7 @@ export function toProblem(error: unknown): HttpProblem | undefined {
 }
 
 /**
- * Right inside the request observer (which then logs and counts what it answered): every failure
+ * Inside the request observer (which then logs and counts what it answered) and CORS: every failure
  * leaves as the contract's Error body; unknown ones as 500 with a request id.
  */
 export function errorHandler(logger: Logger): Middleware {

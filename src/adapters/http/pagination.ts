@@ -11,44 +11,6 @@ function single(name: string, value: string | string[] | undefined): string | un
   return value;
 }
 
-// A name or value with `%` or `+` is decoded exactly as URLSearchParams (and so Koa's ctx.query) would.
-const decoded = (text: string): string =>
-  text.includes('%') || text.includes('+') ? new URLSearchParams(`v=${text}`).get('v')! : text;
-
-export type QueryValue = string | string[] | undefined;
-
-/**
- * The `limit` and `cursor` parameters as Koa's `ctx.query` has them (URLSearchParams rules:
- * absent, one string, or every value when given more than once), in one pass over the query
- * string and without building an object of every parameter.
- */
-export function pageParams(querystring: string): { limit: QueryValue; cursor: QueryValue } {
-  const found: { limit: QueryValue; cursor: QueryValue } = { limit: undefined, cursor: undefined };
-  if (querystring === '') return found;
-  let start = 0;
-  while (start <= querystring.length) {
-    let end = querystring.indexOf('&', start);
-    if (end === -1) end = querystring.length;
-    if (end > start) {
-      const equals = querystring.indexOf('=', start);
-      const keyEnd = equals === -1 || equals > end ? end : equals;
-      const key = decoded(querystring.slice(start, keyEnd));
-      if (key === 'limit' || key === 'cursor') {
-        const value = keyEnd === end ? '' : decoded(querystring.slice(keyEnd + 1, end));
-        const before = found[key];
-        found[key] =
-          before === undefined
-            ? value
-            : typeof before === 'string'
-              ? [before, value]
-              : [...before, value];
-      }
-    }
-    start = end + 1;
-  }
-  return found;
-}
-
 /** `limit`: canonical decimal digits from 0 to 2147483647; clamping to 1000 is the core's rule. */
 export function parseLimit(value: string | string[] | undefined): number | undefined {
   const text = single('limit', value);
@@ -82,8 +44,14 @@ export function parseCursor(value: string | string[] | undefined): PlantId | und
   return id;
 }
 
-/** The RFC 8288 Link header to the page after `next`, on the same path and with the same limit. */
-export function nextLink(path: string, limit: string | undefined, next: PlantId): string {
-  const query = limit === undefined ? '' : `limit=${limit}&`;
-  return `<${path}?${query}cursor=${encodeCursor(next)}>; rel="next"`;
+/** The RFC 8288 Link header to the page after `next`, on the same path, with the same limit and tags. */
+export function nextLink(
+  path: string,
+  { limit, tags = [] }: { limit?: string | undefined; tags?: readonly string[] | undefined },
+  next: PlantId,
+): string {
+  const query = new URLSearchParams(limit === undefined ? {} : { limit });
+  for (const tag of tags) query.append('tags', tag);
+  query.append('cursor', encodeCursor(next));
+  return `<${path}?${query}>; rel="next"`;
 }

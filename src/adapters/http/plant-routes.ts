@@ -9,7 +9,7 @@ import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { authorize, type AuthLimits } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
 import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.js';
-import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
+import { nextLink, parseCursor, parseLimit } from './pagination.js';
 import { callerOf, mountPrefix } from './request-state.js';
 
 /** A Plant as JSON, whitelisting name and tag (never the id). */
@@ -28,6 +28,13 @@ function answerJson(ctx: Context, json: string): void {
   ctx.body = json;
 }
 
+/** The `{id}` path parameter, or the contract's invalid-id (40004). */
+function idOf(ctx: Context & { params: Record<string, string | undefined> }): PlantId {
+  const id = parsePlantId(ctx.params.id ?? '');
+  if (id === undefined) throw problem('invalid-id');
+  return id;
+}
+
 interface PlantRouteOptions {
   plants: PlantUseCases;
   tokenVerifier: TokenVerifier;
@@ -35,7 +42,7 @@ interface PlantRouteOptions {
   limits?: AuthLimits;
 }
 
-/** The interface's three operations, named as in the interface; each step in the contract's order. */
+/** The interface's three operations and `GET /plants/{id}`, each step in the contract's order. */
 export function plantRoutes({ plants, tokenVerifier, limits }: PlantRouteOptions): Router {
   const router = new Router();
   // Each operation first authorizes (bearer-auth.ts: the address's failed-authentication budget,
@@ -57,26 +64,30 @@ export function plantRoutes({ plants, tokenVerifier, limits }: PlantRouteOptions
   );
 
   router.get('/plants', authorized('listPlants'), async function listPlants(ctx) {
-    const params = pageParams(ctx.querystring);
-    const limitText = params.limit;
-    const limit = parseLimit(limitText);
-    const after = parseCursor(params.cursor);
-    const query: { limit?: number; after?: PlantId } = {};
-    if (limit !== undefined) query.limit = limit;
-    if (after !== undefined) query.after = after;
+    const { limit, cursor, tags } = ctx.query;
+    const query = {
+      limit: parseLimit(limit),
+      after: parseCursor(cursor),
+      tags: tags === undefined ? undefined : [tags].flat(),
+    };
     const page = await plants.listPlants(callerOf(ctx), query);
     answerJson(ctx, `[${page.plants.map(plantJson).join(',')}]`);
     if (page.next === undefined) return;
     // The path alone (under a mount, with its prefix): an absolute-form target
     // (`GET http://host/plants`) must not pick the host.
     const path = mountPrefix(ctx.mountPath) + ctx.path;
-    ctx.set('Link', nextLink(path, limitText as string | undefined, page.next));
+    ctx.set(
+      'Link',
+      nextLink(path, { limit: limit as string | undefined, tags: query.tags }, page.next),
+    );
+  });
+
+  router.get('/plants/:id', authorized('getPlant'), async function getPlant(ctx) {
+    answerJson(ctx, plantJson(await plants.getPlant(callerOf(ctx), idOf(ctx))));
   });
 
   router.delete('/plants/:id', authorized('deletePlant'), async function deletePlant(ctx) {
-    const id = parsePlantId(ctx.params.id ?? '');
-    if (id === undefined) throw problem('invalid-id');
-    await plants.deletePlant(callerOf(ctx), id);
+    await plants.deletePlant(callerOf(ctx), idOf(ctx));
     ctx.status = 204;
   });
 

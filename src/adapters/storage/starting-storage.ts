@@ -10,11 +10,11 @@ import type { OpenedStorage } from '../limits/limiter-store.js';
 
 /** Forwards each of `methods` to the store `current` finds, or answers "starting" while it finds none. */
 const forward = <T>(methods: readonly (keyof T & string)[], current: () => T | undefined): T =>
-  forwardMethods<T>(methods, (method) => (a, b, c) => {
+  forwardMethods<T>(methods, (method) => (...args) => {
     const store = current();
     return store === undefined
       ? Promise.reject(new PlantError('storage-unavailable', 'storage is starting'))
-      : callOn(store, method, a, b, c);
+      : callOn(store, method, args);
   });
 
 /**

@@ -54,10 +54,10 @@ export function observedStore<T extends object>(
     const attributes = { 'db.system': adapter, 'db.operation.name': operation };
     // A leaf: the active context's span (the use case) is its parent, and it need not become
     // active itself, which spares a context switch per call.
-    return (a, b, c) => {
+    return (...args) => {
       const span = tracer?.startSpan(name, { kind: SpanKind.CLIENT, attributes });
       const started = performance.now();
-      return callOn(store, operation, a, b, c).then(
+      return callOn(store, operation, args).then(
         (value) => succeeded(started, span, value),
         (error: unknown) => failed(started, span, error),
       );

@@ -28,6 +28,8 @@ export function tracedUseCases(plants: PlantUseCases, tracer: Tracer): PlantUseC
       tracer.startActiveSpan('listPlants', (span) =>
         ending(span, plants.listPlants(caller, query)),
       ),
+    getPlant: (caller, id) =>
+      tracer.startActiveSpan('getPlant', (span) => ending(span, plants.getPlant(caller, id))),
     deletePlant: (caller, id) =>
       tracer.startActiveSpan('deletePlant', (span) => ending(span, plants.deletePlant(caller, id))),
   };

@@ -3,6 +3,7 @@ import { Api } from '../../support/http-harness.js';
 import { describeAccess } from './suite/access.js';
 import { describeCreate } from './suite/create.js';
 import { describeDelete } from './suite/delete.js';
+import { describeGet } from './suite/get.js';
 import { describeList } from './suite/list.js';
 import { describeOpenEndpoints } from './suite/open-endpoints.js';
 
@@ -29,6 +30,7 @@ export function describeHttpContract(
     const get = () => api.current;
     describeCreate(get);
     describeList(get);
+    describeGet(get);
     describeDelete(get);
     describeAccess(get);
     describeOpenEndpoints(get);

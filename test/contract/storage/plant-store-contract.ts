@@ -323,6 +323,81 @@ export function describePlantStoreContract(name: string, harness: StoreHarness):
       expect(await tenantsOf(tenant, 10)).to.deep.equal([]);
     });
 
+    it("when a plant is got by id, then exactly its fields; an absent id, another tenant's or a deleted one is undefined", async () => {
+      await store.insert(tenant, { id: 7n, name: 'Monstera', tag: 'aroid' });
+      await store.insert(tenant, { id: 8n, name: 'Fern' });
+      await store.insert(`${tenant}-other`, { id: 9n, name: 'Other' });
+      for (const id of [MIN_PLANT_ID, MAX_PLANT_ID, 2n ** 53n + 1n])
+        await store.insert(tenant, plant(id));
+
+      expect(await store.get(tenant, 7n)).to.deep.equal({ id: 7n, name: 'Monstera', tag: 'aroid' });
+      const fern = await store.get(tenant, 8n);
+      expect(fern).to.deep.equal({ id: 8n, name: 'Fern' });
+      expect(fern).to.not.have.property('tag');
+      for (const id of [MIN_PLANT_ID, MAX_PLANT_ID, 2n ** 53n + 1n]) {
+        expect(await store.get(tenant, id)).to.deep.equal(plant(id));
+      }
+      expect(await store.get(tenant, 2n ** 53n)).to.equal(undefined);
+      expect(await store.get(tenant, 9n)).to.equal(undefined);
+      await store.delete(tenant, 7n);
+      expect(await store.get(tenant, 7n)).to.equal(undefined);
+    });
+
+    it('when listing by tags, then only plants holding one of them, by id, paged without gaps', async () => {
+      const held: StoredPlant[] = [];
+      for (const id of shuffled(EDGE_IDS)) {
+        const tag = ['aroid', 'fern', '', undefined, 'Aroid', 'aroid ', '🌱'][Number(id & 7n) % 7];
+        held.push(plant(id, tag));
+        await store.insert(tenant, plant(id, tag));
+      }
+      await store.insert(`${tenant}-other`, plant(5n, 'aroid'));
+      const wanted = ['', 'aroid', '🌱'];
+      const expected = held
+        .filter((p) => p.tag !== undefined && wanted.includes(p.tag))
+        .sort((a, b) => (a.id < b.id ? -1 : 1));
+      expect(expected.length).to.be.above(4);
+
+      const seen: StoredPlant[] = [];
+      for (let after: bigint | undefined; ;) {
+        const page = await store.list(tenant, after, 3, wanted);
+        expect(page.length).to.be.at.most(3);
+        if (page.length === 0) break;
+        seen.push(...page);
+        after = page[page.length - 1]!.id;
+      }
+      expect(seen).to.deep.equal(expected);
+      expect(await store.list(tenant, undefined, 100, ['aroid'])).to.deep.equal(
+        expected.filter((p) => p.tag === 'aroid'),
+      );
+      expect(await store.list(tenant, undefined, 10, ['none'])).to.deep.equal([]);
+      expect(await store.list(`${tenant}-none`, undefined, 10, ['aroid'])).to.deep.equal([]);
+    });
+
+    it('when tagged plants are deleted, replaced by an import or imported, then the tag filter follows', async () => {
+      await store.insert(tenant, plant(1n, 'aroid'));
+      await store.insert(tenant, plant(2n, 'aroid'));
+      await store.insert(tenant, plant(3n, 'fern'));
+      await store.delete(tenant, 1n);
+      await store.importBatch(
+        tenant,
+        [plant(2n, 'fern'), plant(3n), plant(4n, 'aroid'), plant(5n, 'fern')],
+        true,
+      );
+      // A conflict kept (not overwritten) keeps its tag.
+      await store.importBatch(tenant, [plant(4n, 'fern')], false);
+
+      expect(await store.list(tenant, undefined, 10, ['aroid'])).to.deep.equal([
+        plant(4n, 'aroid'),
+      ]);
+      expect(await store.list(tenant, undefined, 10, ['fern'])).to.deep.equal([
+        plant(2n, 'fern'),
+        plant(5n, 'fern'),
+      ]);
+      expect(await store.list(tenant, 2n, 1, ['aroid', 'fern'])).to.deep.equal([
+        plant(4n, 'aroid'),
+      ]);
+    });
+
     it('when pinged, then it resolves', async () => {
       await store.ping();
     });

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { decodeMember, plantsKey } from '../../../src/adapters/storage/redis/redis-plant-codec.js';
+import {
+  decodeMember,
+  encodeMember,
+  plantsKey,
+  tagsKey,
+} from '../../../src/adapters/storage/redis/redis-plant-codec.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
 import { StorageOpenError } from '../../../src/adapters/storage/storage-open-error.js';
 import { PlantError } from '../../../src/domain/errors.js';
@@ -70,14 +75,19 @@ describe('RedisPlantStore on a failing Redis', function () {
     await storage.close();
   });
 
-  it('when plants are stored, then a tenant is one sorted set inside a hash tag, one member per plant', async () => {
+  it('when plants are stored, then a tenant is one sorted set inside a hash tag, one member per plant, and its tag index beside it', async () => {
     const odd = `${tenant}}{:*`;
     await store.insert(odd, { id: -1n, name: 'a', tag: '' });
     await store.insert(odd, { id: 2n ** 63n - 1n, name: 'b' });
 
+    const tag = `plant-store:{${Buffer.from(odd).toString('base64url')}}`;
     const keys = await admin.keys(`plant-store:*${Buffer.from(odd).toString('base64url')}*`);
-    expect(keys).to.deep.equal([`plant-store:{${Buffer.from(odd).toString('base64url')}}:plants`]);
+    expect(keys.sort()).to.deep.equal([`${tag}:plants`, `${tag}:tags`]);
     expect(await admin.type(keys[0]!)).to.equal('zset');
+    // The empty tag's hex is empty: its entries start with the colon.
+    expect(await admin.zrange(`${tag}:tags`, '0', '-1')).to.deep.equal([
+      ':7fffffffffffffff:{"name":"a","tag":""}',
+    ]);
     const [first, , second] = await admin.zrange(keys[0]!, '0', '-1', 'WITHSCORES');
     expect([first, second]).to.deep.equal([
       '7fffffffffffffff:{"name":"a","tag":""}',
@@ -87,7 +97,7 @@ describe('RedisPlantStore on a failing Redis', function () {
 
     await store.delete(odd, -1n);
     await store.delete(odd, 2n ** 63n - 1n);
-    expect(await admin.exists(keys[0]!)).to.equal(0);
+    expect(await admin.exists(...keys)).to.equal(0);
   });
 
   it('when a storage is opened, then its plants and tokens share one connection', async () => {
@@ -115,19 +125,28 @@ describe('RedisPlantStore on a failing Redis', function () {
 
       expect(await other.plants.list(tenant, undefined, 10)).to.deep.equal([]);
       expect(await other.plants.insert(tenant, { id: 1n, name: 'theirs' })).to.equal(true);
-      expect(await admin.keys(`other:*`)).to.have.length(1);
+      // Its plants, and the marker of its (empty) tag index migration.
+      expect((await admin.keys(`other:*`)).sort()).to.deep.equal([
+        `other:tag-index`,
+        `other:{${Buffer.from(tenant).toString('base64url')}}:plants`,
+      ]);
     } finally {
       await other.close();
     }
   });
 
-  it('when connections are killed mid-burst, then every plant is whole and indexed once', async () => {
+  it('when connections are killed mid-burst, then every plant is whole, indexed once, and in the tag index exactly when tagged', async () => {
     // The burst and the kill wait in socket buffers while Redis is frozen, so that Redis reads the
     // long burst in parts and the kill lands in its middle.
     const name = (id: bigint): string => `plant ${id} ${'x'.repeat(200)}`;
     const ids = Array.from({ length: 2000 }, (_, i) => BigInt(i));
     server.pause();
-    const inserts = ids.map((id) => store.insert(tenant, { id, name: name(id) }));
+    const inserts = ids.map((id) =>
+      store.insert(
+        tenant,
+        id % 2n === 0n ? { id, name: name(id), tag: 'even' } : { id, name: name(id) },
+      ),
+    );
     const deletes = ids.filter((id) => id % 3n === 0n).map((id) => store.delete(tenant, id));
     const settled = Promise.allSettled([...inserts, ...deletes]);
     const kill = admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
@@ -148,6 +167,9 @@ describe('RedisPlantStore on a failing Redis', function () {
     expect(new Set(stored.map((p) => p.id)).size).to.equal(stored.length);
     for (const plant of stored) expect(plant.name).to.equal(name(plant.id));
     expect(await store.list(tenant, undefined, 5000)).to.deep.equal(stored);
+    const even = stored.filter((plant) => plant.id % 2n === 0n);
+    expect(await store.list(tenant, undefined, 5000, ['even'])).to.deep.equal(even);
+    expect(await admin.zcard(tagsKey('plant-store:', tenant))).to.equal(even.length);
   });
 
   it('when a storage opened without outage reporters loses its connection, then nothing is printed on the console', async () => {
@@ -175,7 +197,10 @@ describe('RedisPlantStore on a failing Redis', function () {
     const waited = await Promise.all([
       unavailableWithin(store.insert(tenant, { id: 2n, name: 'during' })),
       unavailableWithin(store.list(tenant, undefined, 10)),
+      unavailableWithin(store.list(tenant, undefined, 10, ['a', 'b'])),
+      unavailableWithin(store.get(tenant, 1n)),
       unavailableWithin(store.delete(tenant, 1n)),
+      unavailableWithin(store.importBatch(tenant, [{ id: 4n, name: 'i', tag: 'a' }], true)),
       unavailableWithin(store.ping()),
     ]);
     expect(Math.max(...waited)).to.be.below(BOUND_MS);
@@ -194,6 +219,8 @@ describe('RedisPlantStore on a failing Redis', function () {
       const waited = await Promise.all([
         unavailableWithin(store.insert(tenant, { id: 2n, name: 'during' })),
         unavailableWithin(store.list(tenant, undefined, 10)),
+        unavailableWithin(store.list(tenant, undefined, 10, ['a', 'b'])),
+        unavailableWithin(store.get(tenant, 1n)),
         unavailableWithin(store.ping()),
       ]);
       expect(Math.max(...waited)).to.be.below(BOUND_MS);
@@ -203,6 +230,35 @@ describe('RedisPlantStore on a failing Redis', function () {
 
     await untilAnswering(store);
     expect((await store.list(tenant, undefined, 10)).map((p) => p.id)).to.include(1n);
+  });
+
+  it('when Redis hangs while the tag index is built at open, then open rejects in time naming Redis; the next open completes it', async () => {
+    const prefix = `migrating-${randomUUID()}:`;
+    await admin.zadd(plantsKey(prefix, tenant), 0, encodeMember({ id: 1n, name: 'old', tag: 'a' }));
+    const quiet = () => {};
+    // Frozen once the migration has read the tenants, before its first step.
+    const logger = { debug: quiet, warn: quiet, error: quiet, info: () => server.pause() };
+    const started = Date.now();
+    try {
+      const outcome = await rejection(
+        openRedisStorage({ url: server.url, prefix }, { logger }),
+        Error,
+      );
+      expect(Date.now() - started).to.be.below(BOUND_MS);
+      expect(outcome).to.be.instanceOf(StorageOpenError);
+      expect(outcome.message).to.match(/^Redis at .* \(REDIS_URL\) cannot index the tags: /);
+    } finally {
+      server.resume();
+    }
+
+    const reopened = await openRedisStorage({ url: server.url, prefix });
+    try {
+      expect(await reopened.plants.list(tenant, undefined, 10, ['a'])).to.deep.equal([
+        { id: 1n, name: 'old', tag: 'a' },
+      ]);
+    } finally {
+      await reopened.close();
+    }
   });
 
   it('when Redis stays unreachable, then open rejects after the start-up bound with one line naming the address', async () => {

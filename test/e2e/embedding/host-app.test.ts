@@ -45,7 +45,9 @@ function storeWithAnOutage(): PlantStore {
   return {
     insert: (tenant, plant, event) =>
       tenant === 'down' ? down() : store.insert(tenant, plant, event),
-    list: (tenant, after, limit) => (tenant === 'down' ? down() : store.list(tenant, after, limit)),
+    get: (tenant, id) => (tenant === 'down' ? down() : store.get(tenant, id)),
+    list: (tenant, after, limit, tags) =>
+      tenant === 'down' ? down() : store.list(tenant, after, limit, tags),
     delete: (tenant, id) => (tenant === 'down' ? down() : store.delete(tenant, id)),
     tenants: (after, limit) => store.tenants(after, limit),
     importBatch: (tenant, plants, overwrite) =>
@@ -163,6 +165,47 @@ describe('a host Koa app around the service (koa-mount, its own middleware, koa-
     }
   });
 
+  it('when CORS is configured, then under the mount the preflight is answered and every answer (429 and 503 included) carries its headers', async () => {
+    const page = 'https://app.example';
+    const cors = await buildService(
+      configFor({ PLANT_STORE_CORS_ORIGINS: page, PLANT_STORE_RATE_LIMIT: '1' }),
+      (container) => container.rebind(TYPES.PlantStore).toConstantValue(storeWithAnOutage()),
+    );
+    const host = await hostServer(cors.app);
+    const fromPage = (method: string, path: string, headers: [string, string][] = []) =>
+      send(host.port, method, `/api${path}`, { headers: [['Origin', page], ...headers] });
+    const bearer = (token: string): [string, string] => ['Authorization', `Bearer ${token}`];
+    try {
+      const preflight = await fromPage('OPTIONS', '/plants', [
+        ['Access-Control-Request-Method', 'POST'],
+      ]);
+      // At once, so that one window of the limit (1 s) holds them on a loaded machine.
+      const answers = await Promise.all([
+        ...Array.from({ length: 3 }, () => fromPage('GET', '/plants', [bearer(READER)])),
+        fromPage('GET', '/plants'),
+        fromPage('GET', '/plants/7', [bearer(`${WRITER}-down`)]),
+      ]);
+
+      expect([preflight.status, preflight.headers['access-control-allow-methods']]).to.deep.equal([
+        204,
+        'GET,HEAD,POST,DELETE',
+      ]);
+      const statuses = answers.map((answer) => answer.status);
+      expect(statuses, 'one of three requests within a second is refused').to.include(429);
+      expect(statuses.slice(3)).to.deep.equal([401, 503]);
+      for (const answer of [preflight, ...answers]) {
+        expect(
+          [answer.headers['access-control-allow-origin'], answer.headers['x-host-after']],
+          String(answer.status),
+        ).to.deep.equal([page, 'seen']);
+      }
+    } finally {
+      host.server.closeAllConnections();
+      host.server.close();
+      await cors.close();
+    }
+  });
+
   it('when a plant is deleted (204, no body), then the answer carries the host header', async () => {
     await call('POST', '/plants', WRITER, '{"id":8,"name":"Ivy"}', json);
 
@@ -248,6 +291,7 @@ describe('the container as the embedding seam', () => {
       });
       container.rebind(TYPES.PlantStore).toConstantValue({
         insert: () => Promise.reject(new Error('a bug in the host store')),
+        get: () => Promise.reject(new Error('a bug in the host store')),
         list: () => Promise.reject(new Error('a bug in the host store')),
         delete: () => Promise.resolve(false),
         tenants: () => Promise.resolve([]),

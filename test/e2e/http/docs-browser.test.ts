@@ -99,12 +99,12 @@ describe('the API reference at /docs, in a real browser', function () {
     expect(response!.headers()['content-security-policy']).to.include("default-src 'none'");
     expect(await page.title()).to.equal('Plant store API reference');
     expect(await page.locator('link[rel=icon]').getAttribute('href')).to.match(/^docs\/assets\//);
-    // Three plant operations, health, readiness and metrics, and one webhook (Swagger UI lists
+    // Four plant operations, health, readiness and metrics, and one webhook (Swagger UI lists
     // webhooks as operations too).
-    expect(await page.locator('.opblock-summary').allInnerTexts()).to.have.lengthOf(7);
+    expect(await page.locator('.opblock-summary').allInnerTexts()).to.have.lengthOf(8);
     // Swagger UI lists what it could not read or resolve of the document here.
     expect(await page.locator('.errors-wrapper').count()).to.equal(0);
-    for (const id of ['listPlants', 'createPlant', 'deletePlant']) {
+    for (const id of ['listPlants', 'createPlant', 'getPlant', 'deletePlant']) {
       expect(await operation(id).count(), id).to.equal(1);
     }
     for (const id of ['getHealth', 'getReadiness', 'getMetrics']) {

@@ -34,7 +34,9 @@ describe('forwardMethods (the store decorators built from a port method list)', 
     const store = new CountingStore();
     const decorated = forwardMethods<Counter>(
       ['add', 'read'],
-      (method) => (a, b, c) => callOn(store, method, a, b, c),
+      (method) =>
+        (...args) =>
+          callOn(store, method, args),
     );
 
     expect(await decorated.add(3)).to.equal(3);

@@ -14,9 +14,13 @@ class ArrayPlantStore implements PlantStore {
     this.plants.push({ tenant, ...plant });
     return true;
   }
-  async list(tenant: string, after: bigint | undefined, limit: number) {
+  async get(tenant: string, id: bigint) {
+    return (await this.list(tenant, id - 1n, 1)).find((p) => p.id === id);
+  }
+  async list(tenant: string, after: bigint | undefined, limit: number, tags?: readonly string[]) {
     return this.plants
       .filter((p) => p.tenant === tenant && (after === undefined || p.id > after))
+      .filter((p) => tags === undefined || (p.tag !== undefined && tags.includes(p.tag)))
       .sort((a, b) => (a.id < b.id ? -1 : 1))
       .slice(0, limit)
       .map(({ id, name, tag }) => (tag === undefined ? { id, name } : { id, name, tag }));
@@ -117,6 +121,66 @@ describe('PlantService', () => {
       );
     });
   }
+
+  it('when listing by tags, then only plants holding one of them, each once, by id, paged', async () => {
+    await service.createPlant(both, { id: 3n, name: 'c', tag: 'fern' });
+    await service.createPlant(both, { id: 1n, name: 'a', tag: 'aroid' });
+    await service.createPlant(both, { id: 2n, name: 'b' });
+    await service.createPlant(both, { id: 4n, name: 'd', tag: '' });
+    await service.createPlant(both, { id: 5n, name: 'e', tag: 'aroid' });
+
+    const first = await service.listPlants(both, { tags: ['fern', 'aroid', 'fern'], limit: 2 });
+    expect(first).to.deep.equal({
+      plants: [
+        { name: 'a', tag: 'aroid' },
+        { name: 'c', tag: 'fern' },
+      ],
+      next: 3n,
+    });
+    const second = await service.listPlants(both, { tags: ['aroid', 'fern'], after: 3n });
+    expect(second).to.deep.equal({ plants: [{ name: 'e', tag: 'aroid' }] });
+    // The empty tag is a tag a plant can hold; a plant without a tag matches no filter.
+    expect(await service.listPlants(both, { tags: [''] })).to.deep.equal({
+      plants: [{ name: 'd', tag: '' }],
+    });
+  });
+
+  for (const tags of [
+    [],
+    Array.from({ length: 21 }, (_, i) => `t${i}`),
+    ['x'.repeat(65)],
+    ['a\u0007'],
+    'fern',
+  ]) {
+    it(`when the tags filter is ${JSON.stringify(tags).slice(0, 40)}, then invalid-query`, async () => {
+      const error = await rejection(
+        service.listPlants(both, { tags: tags as string[] }),
+        PlantError,
+      );
+      expect(error.code).to.equal('invalid-query');
+    });
+  }
+
+  it("when getting a plant, then its name and tag; another tenant's or none is plant-not-found", async () => {
+    await service.createPlant(both, { id: 7n, name: 'Monstera', tag: 'aroid' });
+
+    expect(await service.getPlant(readOnly, 7n)).to.deep.equal({ name: 'Monstera', tag: 'aroid' });
+    for (const [caller, id] of [
+      [{ ...both, tenant: 'b' }, 7n],
+      [both, 8n],
+    ] as const) {
+      expect((await rejection(service.getPlant(caller, id), PlantError)).code).to.equal(
+        'plant-not-found',
+      );
+    }
+    const writer: Caller = { tenant: 'a', scopes: ['plants:write'] };
+    expect((await rejection(service.getPlant(writer, 7n), PlantError)).code).to.equal(
+      'insufficient-scope',
+    );
+    expect((await rejection(service.getPlant(both, 2n ** 63n), PlantError)).code).to.equal(
+      'invalid-plant',
+    );
+  });
 
   it('when another tenant deletes the id, then plant-not-found and it survives', async () => {
     await service.createPlant(both, { id: 1n, name: 'x' });

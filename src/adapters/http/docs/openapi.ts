@@ -1,5 +1,5 @@
 import { MAX_LIMIT, DEFAULT_LIMIT } from '../../../application/plant-service.js';
-import { NAME_MAX, TAG_MAX } from '../../../domain/plant.js';
+import { MAX_FILTER_TAGS, NAME_MAX, TAG_MAX } from '../../../domain/plant.js';
 import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../domain/plant-id.js';
 import { openApiWebhooks } from './openapi-webhooks.js';
 import {
@@ -9,13 +9,20 @@ import {
   type ErrorName,
   type OperationId,
 } from '../error-catalogue.js';
-import {
-  createdPlantExample,
-  createPlantExamples,
-  LARGE_ID,
-  nextLinkExample,
-  plantPageExample,
-} from './openapi-examples.js';
+import { nextLink } from '../pagination.js';
+
+// Examples of the OpenAPI document. Ids are bigints so that the served JSON (lossless-json) carries
+// 9007199254740993 digit for digit: above 2^53, where a double would round it to ...992.
+
+/** 2^53 + 1: the smallest positive integer a double cannot hold. */
+const LARGE_ID = 9007199254740993n;
+
+const createdPlantExample = {
+  'large-id': {
+    summary: 'The plant as stored (never the id)',
+    value: { name: 'Monstera deliciosa', tag: 'aroid' },
+  },
+};
 
 type ErrorMedia = { schema: object; examples: Record<number, object> };
 
@@ -67,7 +74,33 @@ const textRule =
 const noControl =
   '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
 
-const ready = { status: 'ready' };
+/** A response whose body is JSON of `schema`, shown by `examples`. */
+const jsonResponse = (
+  description: string,
+  schema: object,
+  examples: object,
+  headers?: Record<string, object>,
+) => ({
+  description,
+  ...(headers && { headers }),
+  content: { 'application/json': { schema, examples } },
+});
+const plantSchema = { $ref: '#/components/schemas/Plant' };
+
+/** The 503 bodies of /readyz: the catalogue's code and message, a summary, the failing stores. */
+const notReadyExamples = Object.fromEntries(
+  (
+    [
+      ['storage-unavailable', 'the token store cannot be reached', ['tokens']],
+      ['storage-refuses-writes', 'the plant store is out of memory', ['plants']],
+      ['shutting-down', 'SIGTERM: the service is shutting down', []],
+    ] as const
+  ).map(([name, summary, failing]) => {
+    const { code, example } = ERROR_CATALOGUE[name];
+    return [code, { summary, value: { error: code, message: example, failing } }];
+  }),
+);
+
 const statusBody = (value: string) => ({
   type: 'object',
   required: ['status'],
@@ -85,15 +118,9 @@ const operationalPaths = {
       security: [],
       responses: {
         ...errorResponses('getHealth'),
-        '200': {
-          description: 'The process answers.',
-          content: {
-            'application/json': {
-              schema: statusBody('ok'),
-              examples: { ok: { value: { status: 'ok' } } },
-            },
-          },
-        },
+        '200': jsonResponse('The process answers.', statusBody('ok'), {
+          ok: { value: { status: 'ok' } },
+        }),
       },
     },
   },
@@ -110,47 +137,16 @@ const operationalPaths = {
       security: [],
       responses: {
         ...errorResponses('getReadiness'),
-        '200': {
-          description: 'Both stores serve.',
-          content: {
-            'application/json': {
-              schema: statusBody('ready'),
-              examples: { ready: { value: ready } },
-            },
-          },
-        },
+        '200': jsonResponse('Both stores serve.', statusBody('ready'), {
+          ready: { value: { status: 'ready' } },
+        }),
         '503': {
           description: `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
           headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/NotReady' },
-              examples: {
-                [ERROR_CATALOGUE['storage-unavailable'].code]: {
-                  summary: 'the token store cannot be reached',
-                  value: {
-                    error: ERROR_CATALOGUE['storage-unavailable'].code,
-                    message: 'storage is unavailable',
-                    failing: ['tokens'],
-                  },
-                },
-                [ERROR_CATALOGUE['storage-refuses-writes'].code]: {
-                  summary: 'the plant store is out of memory',
-                  value: {
-                    error: ERROR_CATALOGUE['storage-refuses-writes'].code,
-                    message: ERROR_CATALOGUE['storage-refuses-writes'].example,
-                    failing: ['plants'],
-                  },
-                },
-                [ERROR_CATALOGUE['shutting-down'].code]: {
-                  summary: 'SIGTERM: the service is shutting down',
-                  value: {
-                    error: ERROR_CATALOGUE['shutting-down'].code,
-                    message: ERROR_CATALOGUE['shutting-down'].example,
-                    failing: [],
-                  },
-                },
-              },
+              examples: notReadyExamples,
             },
           },
         },
@@ -182,6 +178,18 @@ const operationalPaths = {
   },
 };
 
+const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
+
+/** `{id}` in `/plants/{id}`. */
+const idParameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: `Canonical decimal int64: no sign on zero, no leading zeros. Anything else is ${cite('invalid-id')}.`,
+  schema: { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$' },
+  example: String(LARGE_ID),
+} as const;
+
 /** The OpenAPI 3.1 description of the whole contract, served at /openapi.json. */
 export const openApiDocument = {
   openapi: '3.1.0',
@@ -190,7 +198,8 @@ export const openApiDocument = {
     version: '1.0.0',
     license: { name: 'MIT', identifier: 'MIT' },
     description: [
-      'A small HTTP/JSON service that keeps plants: create one, list them page by page, delete one.',
+      'A small HTTP/JSON service that keeps plants: create one, list them page by page (all, or those of some tags),',
+      'read one, delete one.',
       'Ids are exact signed 64-bit integers: send them as JSON numbers, all digits are kept',
       '(9007199254740993 stays 9007199254740993, even where a double would round it).',
       '',
@@ -201,6 +210,11 @@ export const openApiDocument = {
       'Keeps plants per tenant. Every `/plants` operation needs `Authorization: Bearer <token>`;',
       'a token stands for a tenant and the scopes `plants:read` (GET) and `plants:write` (POST, DELETE).',
       'Another tenant\'s plants are invisible: their ids answer "not found", never "forbidden".',
+      '',
+      '**Browsers**: pages on another origin may call the service only when the operator names their origins',
+      '(`PLANT_STORE_CORS_ORIGINS`, or `*`; off by default). Then every answer, errors included, carries the CORS',
+      'headers, `Link`, `Retry-After`, `WWW-Authenticate` and `X-Request-Id` are exposed to the page, and preflights',
+      'answer 204 for `GET`, `HEAD`, `POST` and `DELETE` with `Authorization`, `Content-Type` and `X-Request-Id`.',
       '',
       'When several errors apply, the first failing check wins: route',
       `(${cite('no-route', 'method-not-allowed')}) -> failed authentications of the client address (${cite('too-many-auth-failures')})`,
@@ -224,7 +238,8 @@ export const openApiDocument = {
       name: 'plants',
       description:
         "The plants of the caller's tenant: create (`plants:write`), list by ascending id " +
-        '(`plants:read`, paged with `limit` and the `Link` header) and delete (`plants:write`).',
+        '(`plants:read`, paged with `limit` and the `Link` header, filtered with `tags`), get one ' +
+        '(`plants:read`) and delete (`plants:write`).',
     },
     {
       name: 'operations',
@@ -268,25 +283,44 @@ export const openApiDocument = {
               `across restarts and instances. One that cannot be decoded is ${cite('invalid-query')}.`,
             schema: { type: 'string' },
           },
+          {
+            name: 'tags',
+            in: 'query',
+            required: false,
+            style: 'form',
+            explode: true,
+            description:
+              'Tags to filter by: only the plants whose `tag` is one of them, each parameter one tag ' +
+              `(\`?tags=aroid&tags=fern\`; a comma is part of a tag). At most ${MAX_FILTER_TAGS}, each a tag a plant can ` +
+              'hold; `tags=` is the empty tag, and a plant without a tag matches no filter. The next link keeps ' +
+              `the filter. A page costs what an unfiltered page costs. Anything else is ${cite('invalid-query')}.`,
+            schema: {
+              type: 'array',
+              maxItems: MAX_FILTER_TAGS,
+              items: { $ref: '#/components/schemas/Plant/properties/tag' },
+            },
+            // No example: /docs fills a parameter's example in, and the list would be filtered.
+          },
         ],
         responses: {
-          '200': {
-            description: 'A page of plants (a plain array; never an id).',
-            headers: {
+          '200': jsonResponse(
+            'A page of plants (a plain array; never an id).',
+            { type: 'array', items: plantSchema },
+            {
+              'first-page': {
+                summary: 'Two plants of `limit=2`; the `Link` header continues the list',
+                value: [{ name: 'Boston fern' }, { name: 'Monstera deliciosa', tag: 'aroid' }],
+              },
+            },
+            {
               Link: {
                 description:
                   'RFC 8288 link to the next page (`rel="next"`), present when more plants may follow.',
                 schema: { type: 'string' },
-                example: nextLinkExample,
+                example: nextLink('/plants', { limit: '2' }, LARGE_ID),
               },
             },
-            content: {
-              'application/json': {
-                schema: { type: 'array', items: { $ref: '#/components/schemas/Plant' } },
-                examples: plantPageExample,
-              },
-            },
-          },
+          ),
           ...errorResponses('listPlants'),
         },
       },
@@ -303,40 +337,53 @@ export const openApiDocument = {
           content: {
             'application/json': {
               schema: { $ref: '#/components/schemas/NewPlant' },
-              examples: createPlantExamples,
+              examples: {
+                'large-id': {
+                  summary: 'An id above 2^53, kept exact',
+                  value: { id: LARGE_ID, name: 'Monstera deliciosa', tag: 'aroid' },
+                },
+                'without-tag': {
+                  summary: 'No tag: the plant is stored without one',
+                  value: { id: 42n, name: 'Boston fern' },
+                },
+              },
             },
           },
         },
         responses: {
-          '200': {
-            description: 'The plant as stored (name and tag; never the id).',
-            content: {
-              'application/json': {
-                schema: { $ref: '#/components/schemas/Plant' },
-                examples: createdPlantExample,
-              },
-            },
-          },
+          '200': jsonResponse(
+            'The plant as stored (name and tag; never the id).',
+            plantSchema,
+            createdPlantExample,
+          ),
           ...errorResponses('createPlant'),
         },
       },
     },
     '/plants/{id}': {
+      get: {
+        operationId: 'getPlant',
+        tags: ['plants'],
+        parameters: [idParameter],
+        summary: "One plant of the caller's tenant",
+        description:
+          'Needs the scope `plants:read`. `HEAD` answers the same status and headers without a body. ' +
+          "An id with no plant in the caller's tenant (also one another tenant holds) is not found.",
+        responses: {
+          '200': jsonResponse(
+            'The plant (name and tag; never the id).',
+            plantSchema,
+            createdPlantExample,
+          ),
+          ...errorResponses('getPlant'),
+        },
+      },
       delete: {
         operationId: 'deletePlant',
         tags: ['plants'],
         summary: "Delete one plant of the caller's tenant",
         description: 'Needs the scope `plants:write`.',
-        parameters: [
-          {
-            name: 'id',
-            in: 'path',
-            required: true,
-            description: `Canonical decimal int64: no sign on zero, no leading zeros. Anything else is ${cite('invalid-id')}.`,
-            schema: { type: 'string', pattern: '^-?(0|[1-9][0-9]*)$' },
-            example: String(LARGE_ID),
-          },
-        ],
+        parameters: [idParameter],
         responses: {
           '204': { description: 'Deleted; no body.' },
           ...errorResponses('deletePlant'),
@@ -369,19 +416,11 @@ export const openApiDocument = {
       },
     },
     headers: {
-      'WWW-Authenticate': {
-        description:
-          'RFC 6750 challenge: `Bearer realm="plant-store"`, with `error` and `scope` where they apply.',
-        schema: { type: 'string' },
-      },
-      Allow: {
-        description: 'The methods the path allows, comma-separated.',
-        schema: { type: 'string' },
-      },
-      'Retry-After': {
-        description: 'Seconds to wait before trying again.',
-        schema: { type: 'string' },
-      },
+      'WWW-Authenticate': stringHeader(
+        'RFC 6750 challenge: `Bearer realm="plant-store"`, with `error` and `scope` where they apply.',
+      ),
+      Allow: stringHeader('The methods the path allows, comma-separated.'),
+      'Retry-After': stringHeader('Seconds to wait before trying again.'),
     },
     schemas: {
       Plant: {

@@ -61,6 +61,12 @@ export class LmdbPlantStore implements PlantStore {
    * read, so a request arriving within that millisecond would read the snapshot of an earlier one
    * and miss a write another process acknowledged meanwhile; `resetReadTxn` reads the latest.
    */
+  // TODO(tags): interim, through list; the tag index to come.
+  async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
+    const [found] = await this.list(tenant, id - 1n, 1);
+    return found?.id === id ? found : undefined;
+  }
+
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
     if (!(limit >= 1)) return [];
     const { prefix, end } = tenantKeys(tenant);

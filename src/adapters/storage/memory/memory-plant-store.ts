@@ -3,7 +3,7 @@ import type sortedBtree from 'sorted-btree';
 import { PlantError } from '../../../domain/errors.js';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
-import { samePlant, type StoredPlant } from '../../../domain/plant.js';
+import { firstById, samePlant, type StoredPlant } from '../../../domain/plant.js';
 import { compareTenants } from '../../../domain/tenant.js';
 import type { PlantEvent } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
@@ -14,8 +14,51 @@ const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBt
 type Tree = InstanceType<typeof BTree<PlantId, StoredPlant>>;
 
 const compareIds = (a: PlantId, b: PlantId): number => (a < b ? -1 : a > b ? 1 : 0);
-/** A tenant's tree; the store keeps it only once it holds a plant. */
 const newTree = (): Tree => new BTree<PlantId, StoredPlant>(undefined, compareIds);
+
+/** A tenant's plants by id, and by tag then id (the tag index); kept only while it holds a plant. */
+class Tenant {
+  readonly plants = newTree();
+  readonly tags = new Map<string, Tree>();
+
+  /** Stores the plant, replacing one held with its id. */
+  set(plant: StoredPlant): void {
+    const held = this.plants.get(plant.id);
+    if (held !== undefined) this.unindex(held);
+    // A private copy, so that the caller's object can change without changing the store.
+    const copy = { ...plant };
+    this.plants.set(plant.id, copy);
+    if (copy.tag === undefined) return;
+    const index = this.tags.get(copy.tag) ?? newTree();
+    index.set(copy.id, copy);
+    this.tags.set(copy.tag, index);
+  }
+
+  delete(id: PlantId): boolean {
+    const held = this.plants.get(id);
+    if (held === undefined) return false;
+    this.plants.delete(id);
+    this.unindex(held);
+    return true;
+  }
+
+  private unindex(plant: StoredPlant): void {
+    if (plant.tag === undefined) return;
+    const index = this.tags.get(plant.tag)!;
+    index.delete(plant.id);
+    if (index.size === 0) this.tags.delete(plant.tag);
+  }
+}
+
+/** At most `limit` plants of a tree with an id above `after`, by ascending id. */
+function page(tree: Tree | undefined, after: PlantId | undefined, limit: number): StoredPlant[] {
+  const found: StoredPlant[] = [];
+  if (tree === undefined) return found;
+  for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n)) {
+    if (found.push(plant) === limit) break;
+  }
+  return found;
+}
 
 export interface MemoryPlantStoreOptions {
   /** Plants one tenant may hold; 0 for no quota. Default DEFAULT_MAX_PLANTS_PER_TENANT. */
@@ -33,12 +76,13 @@ const heapFull = (): PlantError =>
   );
 
 /**
- * Plants in process memory: one B+ tree per tenant, keyed by the exact bigint id, so that a page
- * costs O(log n + limit) whatever the store's size. Nothing survives the process.
+ * Plants in process memory: B+ trees per tenant (all its plants, and one per tag), keyed by the
+ * exact bigint id, so that a page costs O(log n + limit) whatever the store's size. Nothing
+ * survives the process.
  */
 export class MemoryPlantStore implements PlantStore {
-  /** One tree per tenant holding plants. */
-  private readonly trees = new Map<string, Tree>();
+  /** The tenants holding plants. */
+  private readonly tenantsHolding = new Map<string, Tenant>();
   private readonly maxPlants: number;
   private readonly heap: HeapGuard;
 
@@ -53,13 +97,14 @@ export class MemoryPlantStore implements PlantStore {
 
   /** A duplicate resolves false before any limit is looked at; the tree's size is O(1). */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const tree = this.trees.get(tenant) ?? newTree();
-    if (tree.has(plant.id)) return false;
-    if (this.maxPlants > 0 && tree.size >= this.maxPlants) throw plantQuotaReached(this.maxPlants);
+    const held = this.tenantsHolding.get(tenant) ?? new Tenant();
+    if (held.plants.has(plant.id)) return false;
+    if (this.maxPlants > 0 && held.plants.size >= this.maxPlants) {
+      throw plantQuotaReached(this.maxPlants);
+    }
     if (!this.heap.hasRoom()) throw heapFull();
-    // A private copy, so that the caller's object can change without changing the store.
-    tree.set(plant.id, { ...plant });
-    this.trees.set(tenant, tree);
+    held.set(plant);
+    this.tenantsHolding.set(tenant, held);
     if (event !== undefined && this.events !== undefined) {
       try {
         await this.events.record(tenant, event);
@@ -72,28 +117,37 @@ export class MemoryPlantStore implements PlantStore {
     return true;
   }
 
-  async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
-    const page: StoredPlant[] = [];
-    const tree = this.trees.get(tenant);
-    if (tree === undefined || limit <= 0) return page;
-    for (const [, plant] of tree.entries(after === undefined ? undefined : after + 1n)) {
-      if (page.push(plant) === limit) break;
-    }
-    return page;
+  async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
+    return this.tenantsHolding.get(tenant)?.plants.get(id);
+  }
+
+  async list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]> {
+    const held = this.tenantsHolding.get(tenant);
+    if (held === undefined || limit <= 0) return [];
+    if (tags === undefined) return page(held.plants, after, limit);
+    return firstById(
+      tags.map((tag) => page(held.tags.get(tag), after, limit)),
+      limit,
+    );
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const tree = this.trees.get(tenant);
-    if (tree === undefined || !tree.delete(id)) return false;
-    // An emptied tenant's tree would otherwise stay, one per tenant ever seen.
-    if (tree.size === 0) this.trees.delete(tenant);
+    const held = this.tenantsHolding.get(tenant);
+    if (held === undefined || !held.delete(id)) return false;
+    // An emptied tenant would otherwise stay, one per tenant ever seen.
+    if (held.plants.size === 0) this.tenantsHolding.delete(tenant);
     return true;
   }
 
   /** The tenants are a Map: sorting those above `after` is the whole cost, and they are in memory already. */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
-    const above = [...this.trees.keys()].filter(
+    const above = [...this.tenantsHolding.keys()].filter(
       (tenant) => after === undefined || compareTenants(tenant, after) > 0,
     );
     return above.sort(compareTenants).slice(0, limit);
@@ -106,20 +160,20 @@ export class MemoryPlantStore implements PlantStore {
     overwrite: boolean,
   ): Promise<ImportOutcome[]> {
     if (!this.heap.hasRoom()) throw heapFull();
-    const tree = this.trees.get(tenant) ?? newTree();
+    const tenantPlants = this.tenantsHolding.get(tenant) ?? new Tenant();
     const outcomes = plants.map((plant): ImportOutcome => {
-      const held = tree.get(plant.id);
+      const held = tenantPlants.plants.get(plant.id);
       if (held !== undefined) {
         if (samePlant(held, plant)) return 'present';
         if (!overwrite) return 'conflict';
-        tree.set(plant.id, { ...plant });
+        tenantPlants.set(plant);
         return 'replaced';
       }
-      if (this.maxPlants > 0 && tree.size >= this.maxPlants) return 'quota';
-      tree.set(plant.id, { ...plant });
+      if (this.maxPlants > 0 && tenantPlants.plants.size >= this.maxPlants) return 'quota';
+      tenantPlants.set(plant);
       return 'stored';
     });
-    if (tree.size > 0) this.trees.set(tenant, tree);
+    if (tenantPlants.plants.size > 0) this.tenantsHolding.set(tenant, tenantPlants);
     return outcomes;
   }
 

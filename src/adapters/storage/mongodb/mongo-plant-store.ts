@@ -102,6 +102,12 @@ export class MongoPlantStore implements PlantStore {
     return stored;
   }
 
+  // TODO(tags): interim, through list; the tag index to come.
+  async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
+    const [found] = await this.list(tenant, id - 1n, 1);
+    return found?.id === id ? found : undefined;
+  }
+
   async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
     // The driver reads limit 0 as "no limit".
     if (!(limit >= 1)) return [];

@@ -1,3 +1,4 @@
+import { PlantError } from '../../../domain/errors.js';
 import type { OpenedStorage } from '../../limits/limiter-store.js';
 import { reportBoth, type OutageReporters } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
@@ -55,8 +56,15 @@ export async function openRedisStorage(
         signal: deps.signal,
       },
     );
+    const plants = new RedisPlantStore(client, prefix, config.maxPlantsPerTenant);
+    await plants.indexTags({ logger: deps.logger, signal: deps.signal }).catch((error: unknown) => {
+      if (!(error instanceof PlantError)) throw error;
+      throw new StorageOpenError(where, 'REDIS_URL', `cannot index the tags: ${error.message}`, {
+        cause: error,
+      });
+    });
     return {
-      plants: new RedisPlantStore(client, prefix, config.maxPlantsPerTenant),
+      plants,
       tokens: new RedisTokenStore(client, prefix),
       webhooks: new RedisWebhookSubscriptions(client, prefix),
       outbox: new RedisWebhookOutbox(client, prefix),

@@ -85,3 +85,19 @@ export const afterBound = (after: PlantId | undefined): string =>
 /** The key of a tenant's plants, in the tenant's slot (see tenantTag). */
 export const plantsKey = (prefix: string, tenant: string): string =>
   `${tenantTag(prefix, tenant)}:plants`;
+
+/**
+ * The key of a tenant's tag index, in its slot: a sorted set of `<tag as hex of its UTF-8>:<member>`
+ * for each tagged plant (the scripts write them, see INDEX_LUA), ordered by tag then id.
+ */
+export const tagsKey = (prefix: string, tenant: string): string =>
+  `${tenantTag(prefix, tenant)}:tags`;
+
+/**
+ * The lexical range of the index entries of one tag with an id above `after`. Hex digits never
+ * include ':' or ';', so no other tag's entries fall in it, the empty tag's (`:...`) included.
+ */
+export function tagRange(tag: string, after: PlantId | undefined): [string, string] {
+  const hex = Buffer.from(tag, 'utf8').toString('hex');
+  return [after === undefined ? `[${hex}:` : `(${hex}:${encodeId(after)};`, `(${hex};`];
+}

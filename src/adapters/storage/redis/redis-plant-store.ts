@@ -2,73 +2,113 @@ import type { Result } from 'ioredis';
 import { newEventId } from '../../../application/webhook-ids.js';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
-import type { StoredPlant } from '../../../domain/plant.js';
+import { firstById, type StoredPlant } from '../../../domain/plant.js';
 import { compareTenants } from '../../../domain/tenant.js';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
+import type { Logger } from '../../../ports/logger.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { redisCall, type RedisClient } from './redis-client.js';
 import {
   afterBound,
+  decodeId,
   decodeMember,
   encodeId,
   encodeMember,
   idRange,
   plantsKey,
+  tagRange,
+  tagsKey,
 } from './redis-plant-codec.js';
 import { webhookKeys } from './redis-webhook-keys.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
     /**
-     * KEYS: the tenant's plants, plant.created targets, outbox, deliveries; ARGV: encoded id, member,
-     * most plants (0: no quota), event id ('' for none), now (ms), body. 1 when stored, 0 when the
-     * id is taken, -1 when the tenant holds its quota.
+     * KEYS: the tenant's plants, tag index, plant.created targets, outbox, deliveries; ARGV: encoded
+     * id, member, most plants (0: no quota), event id ('' for none), now (ms), body. 1 when stored,
+     * 0 when the id is taken, -1 when the tenant holds its quota.
      */
     plantInsert(...keysThenArgs: string[]): Result<number, Context>;
+    /** KEYS: the tenant's plants, tag index; ARGV: the id's range (idRange). 1 when deleted. */
+    plantDelete(...keysThenArgs: string[]): Result<number, Context>;
     /**
-     * KEYS: the tenant's plants; ARGV: most plants (0: no quota), '1' to overwrite, then encoded id
-     * and member of each plant. One code per plant: IMPORT_OUTCOMES' index.
+     * KEYS: the tenant's plants, tag index; ARGV: most plants (0: no quota), '1' to overwrite, then
+     * encoded id and member of each plant. One code per plant: IMPORT_OUTCOMES' index.
      */
-    plantImport(plants: string, ...args: string[]): Result<number[], Context>;
+    plantImport(...keysThenArgs: string[]): Result<number[], Context>;
+    /**
+     * KEYS: the tenant's plants, tag index; ARGV: lower bound (afterBound), most plants. Indexes the
+     * plants from the bound; resolves how many, and the encoded id of the last.
+     */
+    plantIndexTags(...keysThenArgs: string[]): Result<[number, string?], Context>;
+    /** KEYS: the migration's progress; ARGV: the new one. 0 (setting nothing) when it is 'done'. */
+    plantIndexProgress(key: string, progress: string): Result<number, Context>;
     /** Stores nothing; refused (OOM, MISCONF, READONLY) exactly when writes are (Redis 7). */
     plantWritable(): Result<number, Context>;
   }
 }
 
+// What every writing script starts with: `add` and `remove` keep a plant's member (KEYS[1]) and
+// its tag index entry (KEYS[2]) together, in one script, so neither exists without the other.
+const INDEX_LUA = `
+local function entry(member)
+  local tag = cjson.decode(string.sub(member, 18)).tag
+  if type(tag) ~= 'string' then return nil end
+  return string.gsub(tag, '.', function(c) return string.format('%02x', string.byte(c)) end) .. ':' .. member
+end
+local function add(member)
+  redis.call('ZADD', KEYS[1], 0, member)
+  local e = entry(member)
+  if e then redis.call('ZADD', KEYS[2], 0, e) end
+end
+local function remove(member)
+  redis.call('ZREM', KEYS[1], member)
+  local e = entry(member)
+  if e then redis.call('ZREM', KEYS[2], e) end
+end
+local function held(id)
+  return redis.call('ZRANGE', KEYS[1], '[' .. id .. ':', '(' .. id .. ';', 'BYLEX', 'LIMIT', 0, 1)[1]
+end
+`;
+
 // Check and add in one script, so that of racing inserts of one id exactly one stores its plant,
 // and racing inserts of a tenant at its quota cannot pass it (ZCARD is O(1)); the event goes into
 // the outbox of each enabled subscription in the same script (one slot), so a stored plant always
 // has its deliveries. A tenant without subscriptions costs one empty SMEMBERS.
-const INSERT_LUA = `
-if #redis.call('ZRANGE', KEYS[1], '[' .. ARGV[1] .. ':', '(' .. ARGV[1] .. ';', 'BYLEX', 'LIMIT', 0, 1) > 0 then
-  return 0
-end
+const INSERT_LUA = `${INDEX_LUA}
+if held(ARGV[1]) then return 0 end
 local max = tonumber(ARGV[3])
 if max > 0 and redis.call('ZCARD', KEYS[1]) >= max then return -1 end
-redis.call('ZADD', KEYS[1], 0, ARGV[2])
+add(ARGV[2])
 if ARGV[4] ~= '' then
-  for _, sub in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  for _, sub in ipairs(redis.call('SMEMBERS', KEYS[3])) do
     local key = ARGV[4] .. ':' .. sub
-    redis.call('ZADD', KEYS[3], ARGV[5], key)
-    redis.call('HSET', KEYS[4], key, cjson.encode({sub = sub, event = ARGV[4], type = 'plant.created', body = ARGV[6], at = ARGV[5], attempts = 0}))
+    redis.call('ZADD', KEYS[4], ARGV[5], key)
+    redis.call('HSET', KEYS[5], key, cjson.encode({sub = sub, event = ARGV[4], type = 'plant.created', body = ARGV[6], at = ARGV[5], attempts = 0}))
   end
 end
 return 1`;
 
+const DELETE_LUA = `${INDEX_LUA}
+local member = held(ARGV[1])
+if not member then return 0 end
+remove(member)
+return 1`;
+
 // A whole batch in one script (one round trip, one slot: a batch is one tenant's): a member equal
 // to the one held is the same content, since encodeMember writes one form for a plant.
-const IMPORT_LUA = `
+const IMPORT_LUA = `${INDEX_LUA}
 local max = tonumber(ARGV[1])
 local count = redis.call('ZCARD', KEYS[1])
 local out = {}
 for i = 3, #ARGV, 2 do
-  local held = redis.call('ZRANGE', KEYS[1], '[' .. ARGV[i] .. ':', '(' .. ARGV[i] .. ';', 'BYLEX', 'LIMIT', 0, 1)
-  if #held > 0 then
-    if held[1] == ARGV[i + 1] then
+  local member = held(ARGV[i])
+  if member then
+    if member == ARGV[i + 1] then
       out[#out + 1] = 1
     elseif ARGV[2] == '1' then
-      redis.call('ZREM', KEYS[1], held[1])
-      redis.call('ZADD', KEYS[1], 0, ARGV[i + 1])
+      remove(member)
+      add(ARGV[i + 1])
       out[#out + 1] = 2
     else
       out[#out + 1] = 3
@@ -76,12 +116,28 @@ for i = 3, #ARGV, 2 do
   elseif max > 0 and count >= max then
     out[#out + 1] = 4
   else
-    redis.call('ZADD', KEYS[1], 0, ARGV[i + 1])
+    add(ARGV[i + 1])
     count = count + 1
     out[#out + 1] = 0
   end
 end
 return out`;
+
+// The migration's step: index entries for a run of plants as they are now (ZADD of an entry held
+// already changes nothing), so it can be repeated, resumed, and run by several instances at once.
+const INDEX_TAGS_LUA = `${INDEX_LUA}
+local members = redis.call('ZRANGE', KEYS[1], ARGV[1], '+', 'BYLEX', 'LIMIT', 0, tonumber(ARGV[2]))
+for _, member in ipairs(members) do
+  local e = entry(member)
+  if e then redis.call('ZADD', KEYS[2], 0, e) end
+end
+if #members == 0 then return {0} end
+return {#members, string.sub(members[#members], 1, 16)}`;
+
+const PROGRESS_LUA = `
+if redis.call('GET', KEYS[1]) == 'done' then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 1`;
 
 const IMPORT_OUTCOMES: readonly ImportOutcome[] = [
   'stored',
@@ -90,6 +146,14 @@ const IMPORT_OUTCOMES: readonly ImportOutcome[] = [
   'conflict',
   'quota',
 ];
+
+export interface IndexTagsOptions {
+  logger?: Logger | undefined;
+  /** Aborting it stops the migration between two steps (rejecting with its reason). */
+  signal?: AbortSignal | undefined;
+  /** Plants a step (one script) indexes. */
+  batch?: number;
+}
 
 /** The tenants one SCAN pass read, sorted, and how many of them were paged out already. */
 type Walk = { tenants: string[]; next: number; timer?: NodeJS.Timeout };
@@ -111,8 +175,9 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /**
  * Plants in Redis: one sorted set per tenant, all scores 0, each member `<encoded id>:<JSON>` (see
- * redis-plant-codec.ts). The member is both the index entry and the plant, so neither can exist
- * without the other; each operation is one atomic command or script, one round trip.
+ * redis-plant-codec.ts), and its tag index (tagsKey) in the same slot, which the scripts that
+ * write the one write the other with. Each operation is one atomic command or script, one round
+ * trip (a list by several tags: one command a tag, pipelined).
  */
 export class RedisPlantStore implements PlantStore {
   /** Walks through the tenants, by the last tenant of the page each served (see tenants). */
@@ -124,14 +189,17 @@ export class RedisPlantStore implements PlantStore {
     private readonly maxPlants: number = DEFAULT_MAX_PLANTS_PER_TENANT,
   ) {
     if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
-    client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 4 });
-    client.defineCommand('plantImport', { lua: IMPORT_LUA, numberOfKeys: 1 });
+    client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 5 });
+    client.defineCommand('plantDelete', { lua: DELETE_LUA, numberOfKeys: 2 });
+    client.defineCommand('plantImport', { lua: IMPORT_LUA, numberOfKeys: 2 });
+    client.defineCommand('plantIndexTags', { lua: INDEX_TAGS_LUA, numberOfKeys: 2 });
+    client.defineCommand('plantIndexProgress', { lua: PROGRESS_LUA, numberOfKeys: 1 });
     client.defineCommand('plantWritable', { lua: WRITABLE_LUA, numberOfKeys: 0 });
   }
 
   /**
-   * One script: looks the id up in the tenant's set, counts it, adds the member when allowed and
-   * records the event.
+   * One script: looks the id up in the tenant's set, counts it, adds the member (and its tag entry)
+   * when allowed and records the event.
    */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const member = encodeMember(plant);
@@ -139,6 +207,7 @@ export class RedisPlantStore implements PlantStore {
     const stored = await redisCall(
       this.client.plantInsert(
         this.key(tenant),
+        tagsKey(this.prefix, tenant),
         keys.targets('plant.created'),
         keys.outbox,
         keys.deliveries,
@@ -155,20 +224,59 @@ export class RedisPlantStore implements PlantStore {
     return stored === 1;
   }
 
-  /** One ZRANGE BYLEX from just above `after`, at most `limit` members. */
-  async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
-    if (limit <= 0) return [];
-    const members = await redisCall(
-      this.client.zrange(this.key(tenant), afterBound(after), '+', 'BYLEX', 'LIMIT', 0, limit),
+  /** One ZRANGE BYLEX over exactly the id's member. */
+  async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
+    const [min, max] = idRange(id);
+    const [member] = await redisCall(
+      this.client.zrange(this.key(tenant), min, max, 'BYLEX', 'LIMIT', 0, 1),
       true,
     );
-    return members.map(decodeMember);
+    return member === undefined ? undefined : decodeMember(member);
   }
 
-  /** One ZREMRANGEBYLEX over exactly the id's members. */
+  /**
+   * One ZRANGE BYLEX from just above `after`, at most `limit` members: of the tenant's plants, or
+   * of each tag's range of its tag index (commands of one turn share a round trip: auto-pipelining).
+   */
+  async list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]> {
+    if (limit <= 0) return [];
+    const key = this.key(tenant);
+    if (tags === undefined) {
+      const members = await redisCall(
+        this.client.zrange(key, afterBound(after), '+', 'BYLEX', 'LIMIT', 0, limit),
+        true,
+      );
+      return members.map(decodeMember);
+    }
+    const index = tagsKey(this.prefix, tenant);
+    const pages = await Promise.all(
+      tags.map(async (tag) => {
+        const [min, max] = tagRange(tag, after);
+        const entries = await redisCall(
+          this.client.zrange(index, min, max, 'BYLEX', 'LIMIT', 0, limit),
+          true,
+        );
+        // An entry is the tag's hex (two digits a UTF-8 byte), a colon, then the plant's member.
+        const skip = Buffer.byteLength(tag, 'utf8') * 2 + 1;
+        return entries.map((entry) => decodeMember(entry.slice(skip)));
+      }),
+    );
+    return firstById(pages, limit);
+  }
+
+  /** One script: the id's member and its index entry. */
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const [min, max] = idRange(id);
-    return (await redisCall(this.client.zremrangebylex(this.key(tenant), min, max), true)) > 0;
+    const deleted = this.client.plantDelete(
+      this.key(tenant),
+      tagsKey(this.prefix, tenant),
+      encodeId(id),
+    );
+    return (await redisCall(deleted, true)) === 1;
   }
 
   /**
@@ -229,6 +337,59 @@ export class RedisPlantStore implements PlantStore {
     this.walks.set(last, walk);
   }
 
+  /**
+   * Builds the tag index of the plants stored before there was one, once: `<prefix>tag-index`
+   * holds the progress (`<tenant as base64url>:<encoded id>`, the last plant indexed) after each
+   * step, so a restart continues there, and `done` at the end, so later starts cost one GET. Each
+   * step indexes `batch` plants as they are then (INDEX_TAGS_LUA): writes meanwhile index
+   * themselves, and several instances may run it at once (it stops when another has finished).
+   */
+  async indexTags({ logger, signal, batch = 1000 }: IndexTagsOptions = {}): Promise<void> {
+    const marker = `${this.prefix}tag-index`;
+    const progress = await redisCall(this.client.get(marker));
+    if (progress === 'done') return;
+    const [encoded, from] = progress?.split(':') ?? [];
+    const first = encoded === undefined ? undefined : Buffer.from(encoded, 'base64url').toString();
+    const tenants = await this.scanTenants(first);
+    if (first !== undefined) tenants.unshift(first);
+    // A new store (no tenant) only gets its marker.
+    const say = tenants.length > 0 ? logger : undefined;
+    say?.info(
+      {
+        tenants: tenants.length,
+        resumeAfter: first === undefined ? undefined : { tenant: first, id: decodeId(from!) },
+      },
+      'indexing the tags of the plants stored before the tag index',
+    );
+    let plants = 0;
+    for (const [i, tenant] of tenants.entries()) {
+      let bound = i === 0 && from !== undefined ? `(${from};` : '-';
+      for (;;) {
+        signal?.throwIfAborted();
+        const [count, last] = await redisCall(
+          this.client.plantIndexTags(
+            this.key(tenant),
+            tagsKey(this.prefix, tenant),
+            bound,
+            String(batch),
+          ),
+          true,
+        );
+        if (last === undefined) break;
+        plants += count;
+        bound = `(${last};`;
+        const at = `${Buffer.from(tenant).toString('base64url')}:${last}`;
+        if ((await redisCall(this.client.plantIndexProgress(marker, at), true)) === 0) {
+          say?.info({ plants }, 'the tag index was built by another instance');
+          return;
+        }
+        say?.debug({ tenant, plants }, 'indexing tags');
+      }
+    }
+    await redisCall(this.client.plantIndexProgress(marker, 'done'), true);
+    say?.info({ tenants: tenants.length, plants }, 'the tag index is built');
+  }
+
   /** One script for the whole batch (see IMPORT_LUA). */
   async importBatch(
     tenant: string,
@@ -238,7 +399,10 @@ export class RedisPlantStore implements PlantStore {
     if (plants.length === 0) return [];
     const args = [String(this.maxPlants), overwrite ? '1' : '0'];
     for (const plant of plants) args.push(encodeId(plant.id), encodeMember(plant));
-    const codes = await redisCall(this.client.plantImport(this.key(tenant), ...args), true);
+    const codes = await redisCall(
+      this.client.plantImport(this.key(tenant), tagsKey(this.prefix, tenant), ...args),
+      true,
+    );
     return codes.map((code) => IMPORT_OUTCOMES[code]!);
   }
 

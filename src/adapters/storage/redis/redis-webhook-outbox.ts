@@ -1,8 +1,7 @@
 import type { Result } from 'ioredis';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
-import { withinDeadline } from '../deadline.js';
 import { toPendingDelivery } from '../webhook-record.js';
-import { isUnavailableError, type RedisClient } from './redis-client.js';
+import { redisCall, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 import { webhookKeys, webhookTenantsKey } from './redis-webhook-keys.js';
 
@@ -81,7 +80,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   }
 
   private async tenants(): Promise<string[]> {
-    return this.bounded(this.client.smembers(webhookTenantsKey(this.prefix)));
+    return redisCall(this.client.smembers(webhookTenantsKey(this.prefix)));
   }
 
   async claim(
@@ -96,7 +95,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       const room = Math.min(max - claimed.length, roomFor(tenant));
       if (room <= 0) continue;
       const keys = webhookKeys(this.prefix, tenant);
-      const flat = await this.bounded(
+      const flat = await redisCall(
         this.client.outboxClaim(
           keys.outbox,
           keys.deliveries,
@@ -106,17 +105,14 @@ export class RedisWebhookOutbox implements WebhookOutbox {
         ),
       );
       for (let i = 0; i < flat.length; i += 2) {
-        const delivery = this.decode(tenant, flat[i]!, flat[i + 1]!);
+        const json = flat[i + 1]!;
+        const delivery =
+          json === '' ? undefined : toPendingDelivery(tenant, flat[i]!, JSON.parse(json) as Stored);
         if (delivery !== undefined) claimed.push(delivery);
-        else await this.bounded(this.client.outboxComplete(keys.outbox, keys.deliveries, flat[i]!));
+        else await redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, flat[i]!));
       }
     }
     return claimed;
-  }
-
-  private decode(tenant: string, key: string, json: string): PendingDelivery | undefined {
-    if (json === '') return undefined;
-    return toPendingDelivery(tenant, key, JSON.parse(json) as Stored);
   }
 
   /** Forgets the delivery; the completions of a tenant within one turn share one round trip. */
@@ -144,7 +140,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     if (batch === undefined) return;
     this.completing.delete(tenant);
     const keys = webhookKeys(this.prefix, tenant);
-    this.bounded(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch.keys)).then(
+    redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch.keys)).then(
       () => batch.settle.forEach((settle) => settle()),
       (error: unknown) => batch.settle.forEach((settle) => settle(error ?? new Error('failed'))),
     );
@@ -160,7 +156,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       at: String(delivery.createdAt.getTime()),
       attempts,
     } satisfies Stored);
-    await this.bounded(
+    await redisCall(
       this.client.outboxRetry(
         keys.outbox,
         keys.deliveries,
@@ -173,8 +169,8 @@ export class RedisWebhookOutbox implements WebhookOutbox {
 
   async trim(tenant: string, keep: number): Promise<number> {
     const keys = webhookKeys(this.prefix, tenant);
-    if ((await this.bounded(this.client.zcard(keys.outbox))) <= keep) return 0;
-    const all = Object.entries(await this.bounded(this.client.hgetall(keys.deliveries)));
+    if ((await redisCall(this.client.zcard(keys.outbox))) <= keep) return 0;
+    const all = Object.entries(await redisCall(this.client.hgetall(keys.deliveries)));
     const oldest = all
       .map(([key, json]) => ({ key, at: Number((JSON.parse(json) as Stored).at) }))
       .sort((a, b) => a.at - b.at)
@@ -183,7 +179,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     // In batches: Lua's unpack takes some thousands of values at most.
     for (let i = 0; i < oldest.length; i += COMPLETE_BATCH) {
       const batch = oldest.slice(i, i + COMPLETE_BATCH);
-      await this.bounded(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch));
+      await redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch));
     }
     return oldest.length;
   }
@@ -191,7 +187,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   async size(tenant?: string): Promise<number> {
     const counts = await Promise.all(
       (tenant === undefined ? await this.tenants() : [tenant]).map((tenant) =>
-        this.bounded(this.client.zcard(webhookKeys(this.prefix, tenant).outbox)),
+        redisCall(this.client.zcard(webhookKeys(this.prefix, tenant).outbox)),
       ),
     );
     return counts.reduce((sum, count) => sum + count, 0);
@@ -200,9 +196,5 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   async close(): Promise<void> {
     clearImmediate(this.flushing);
     this.completeAll();
-  }
-
-  private bounded<T>(command: Promise<T>): Promise<T> {
-    return withinDeadline(command, isUnavailableError);
   }
 }

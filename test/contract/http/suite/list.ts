@@ -101,6 +101,9 @@ export function describeList(api: () => Api): void {
       'cursor=',
       'cursor=MTox&cursor=MTox',
       'cursor=MTowMQ',
+      'tags=' + 'x'.repeat(65),
+      'tags=a%07',
+      Array.from({ length: 21 }, (_, i) => `tags=t${i}`).join('&'),
     ]) {
       it(`when the query is ${query}, then 400 40003`, async () => {
         expectError(await api().request('GET', `/plants?${query}`), 400, 40003);
@@ -135,6 +138,35 @@ export function describeList(api: () => Api): void {
 
       const expected = [...range(10, 25).filter((id) => id !== 30n), 100n].map((id) => `p${id}`);
       expect(seen).to.deep.equal(expected);
+    });
+
+    it('when listing with tags, then only plants holding one of them, by id, and next links keep the filter', async () => {
+      const tags = ['aroid', 'fern', 'a b&c', undefined, ''];
+      for (let id = 1; id <= 30; id++) {
+        await api().create(String(id), `p${id}`, tags[id % tags.length]);
+      }
+      await api().create('2', 'other aroid', 'aroid', 'other');
+      const seen: string[] = [];
+      let url: string | undefined = '/plants?tags=aroid&tags=a+b%26c&limit=4';
+
+      while (url !== undefined) {
+        const response = await api().request('GET', url);
+        expect(response.status, response.text).to.equal(200);
+        seen.push(...(JSON.parse(response.text) as { name: string }[]).map((p) => p.name));
+        url = nextUrl(response.headers.link);
+        expect(
+          url === undefined || /^\/plants\?limit=4&tags=aroid&tags=a\+b%26c&cursor=/.test(url),
+          url,
+        ).to.equal(true);
+      }
+
+      const expected = Array.from({ length: 30 }, (_, i) => i + 1).filter((id) =>
+        [0, 2].includes(id % 5),
+      );
+      expect(seen).to.deep.equal(expected.map((id) => `p${id}`));
+      expect(await api().names('?tags=')).to.deep.equal(['p4', 'p9', 'p14', 'p19', 'p24', 'p29']);
+      expect(await api().names('?tags=fern&tags=fern&limit=2')).to.deep.equal(['p1', 'p6']);
+      expect(await api().names('?tags=none')).to.deep.equal([]);
     });
 
     it('when the other tenant lists, then it sees only its own plants', async () => {

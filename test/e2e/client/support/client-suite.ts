@@ -129,6 +129,54 @@ export function describeClient(
       expect(paged.flat()).to.deep.equal(expected);
     });
 
+    it('when a plant is got by an id beyond 2^53, then getPlant resolves exactly that plant', async () => {
+      await client.createPlant({ id: TWO_53 + 1n, name: 'odd', tag: 'fern' });
+      await client.createPlant({ id: TWO_53, name: 'even' });
+      await client.createPlant({ id: 7n, name: 'seven' });
+
+      expect(await client.getPlant(TWO_53 + 1n)).to.deep.equal({ name: 'odd', tag: 'fern' });
+      expect(await client.getPlant(TWO_53)).to.deep.equal({ name: 'even' });
+      expect(await client.getPlant(7)).to.deep.equal({ name: 'seven' });
+    });
+
+    it('when plants of several tags span several pages, then listPlants and allPlants with tags keep the filter page after page', async () => {
+      const ids = Array.from({ length: 15 }, (_, i) => MIN + BigInt(i) * (MAX / 7n));
+      const tags = ['aroid', 'fern', 'a,b'];
+      for (const [i, id] of ids.entries()) {
+        await client.createPlant({ id, name: `p${i}`, ...(i % 5 !== 4 && { tag: tags[i % 3] }) });
+      }
+      const wanted = ['aroid', 'a,b'];
+      const expected = ids
+        .map((_, i) => i)
+        .filter((i) => i % 5 !== 4 && wanted.includes(tags[i % 3]!))
+        .map((i) => `p${i}`);
+
+      const all: string[] = [];
+      for await (const plant of client.allPlants({ limit: 2, tags: wanted })) all.push(plant.name);
+      const paged: string[] = [];
+      let page = await client.listPlants({ limit: 2, tags: wanted });
+      for (;;) {
+        paged.push(...page.plants.map((plant) => plant.name));
+        if (page.next === undefined) break;
+        page = await client.listPlants({ limit: 2, tags: wanted, cursor: page.next });
+      }
+
+      expect(expected).to.have.length(8);
+      expect(all).to.deep.equal(expected);
+      expect(paged).to.deep.equal(expected);
+      expect(await client.listPlants({ tags: ['none'] })).to.deep.equal({ plants: [] });
+    });
+
+    it('when tags is an empty list, then listPlants throws a RangeError before sending (no filter would list every plant)', async () => {
+      let sent = 0;
+      const counting = clientOf(api, 'both', {
+        fetch: (input, init) => (sent++, fetch(input, init)),
+      });
+      const error = await rejection(counting.listPlants({ tags: [] }));
+      expect(error).to.be.instanceOf(RangeError);
+      expect(sent).to.equal(0);
+    });
+
     it('when a tenant has no plants, then allPlants yields nothing and listPlants has no next', async () => {
       expect(await names()).to.deep.equal([]);
       expect(await client.listPlants()).to.deep.equal({ plants: [] });
@@ -158,6 +206,20 @@ export function describeClient(
           40301,
         ],
         ['the plant is missing', () => client.deletePlant(MAX), 404, 40401],
+        ['the plant to get is missing', () => client.getPlant(MAX), 404, 40401],
+        [
+          'more than 20 tags are asked for',
+          () => client.listPlants({ tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }),
+          400,
+          40003,
+        ],
+        [
+          'a tag is over 64 characters',
+          () => client.listPlants({ tags: ['x'.repeat(65)] }),
+          400,
+          40003,
+        ],
+        ['a write-only token gets a plant', () => clientOf(api, 'write').getPlant(1n), 403, 40301],
         [
           'no service is under the base URL',
           () => clientOf(api, 'both', { baseUrl: `http://127.0.0.1:${api.port}/v9` }).listPlants(),

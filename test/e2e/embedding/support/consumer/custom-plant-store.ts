@@ -70,10 +70,20 @@ export class ExamplePlantStore implements PlantStore {
     });
   }
 
-  list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
+  get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
+    return bounded(async () => (await this.table(tenant)).get(id));
+  }
+
+  list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]> {
     return bounded(async () =>
       [...(await this.table(tenant)).values()]
         .filter((plant) => after === undefined || plant.id > after)
+        .filter((plant) => tags === undefined || tags.includes(plant.tag as string))
         .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
         .slice(0, limit),
     );
