@@ -1,5 +1,28 @@
+// What every command shares: where it writes, its exit codes, its option parsing, and the
+// storage a server uses.
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { printableText } from '../domain/printable-text.js';
-import type { Config } from '../config/index.js';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+
+/** Exit codes scripts can rely on (docs/tokens.md, "Commands"). */
+export const EXIT = {
+  ok: 0,
+  /** Configuration, storage or anything unexpected failed. */
+  failure: 1,
+  /** The command line is wrong: unknown command or option, bad value, missing tenant or scope. */
+  usage: 2,
+  /** `tokens revoke` found no token with that id. */
+  notFound: 3,
+  /** `import` did not take every plant: bad lines, a conflict under fail, quota, a file cut short. */
+  incomplete: 4,
+  /** `export` or `import` stopped by Ctrl-C (128 + SIGINT); SIGTERM gives 143, SIGHUP 129. */
+  interrupted: 130,
+} as const;
+
+/** A refusal of the command line; the CLI prints its message and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
 
 /** Where a command writes: its answer on `out`, everything else on `err`. */
 export interface Io {
@@ -39,8 +62,40 @@ export interface SubCommand<Opened> {
   run(opened: Opened, args: string[], io: Io, config: Config): Promise<number>;
 }
 
+/**
+ * `parseArgs`, but an option that takes one value and is given twice is refused: taking the last
+ * silently would let `--tenant a ... --tenant b` issue a token for a tenant the reader missed.
+ */
+export function parseOptions<T extends ParseArgsConfig>(
+  config: T,
+): ReturnType<typeof parseArgs<T>> {
+  const parsed = parseArgs({ ...config, tokens: true });
+  const seen = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || config.options?.[token.name]?.multiple === true) continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`);
+    seen.add(token.name);
+  }
+  return parsed as ReturnType<typeof parseArgs<T>>;
+}
+
 export const iso = (date: Date | undefined): string =>
   date === undefined ? '-' : date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/** Prints rows of cells as aligned columns, two spaces apart. */
+export function printTable(io: Io, rows: string[][]): void {
+  const widths = rows[0]!.map((_, column) =>
+    Math.max(...rows.map((cells) => cells[column]!.length)),
+  );
+  for (const cells of rows) {
+    io.out(
+      cells
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd(),
+    );
+  }
+}
 
 /** Prints records as one JSON array, or as a table: the header, then a row each. */
 export function printList<T>(
@@ -50,9 +105,44 @@ export function printList<T>(
   header: string[],
   row: (record: T) => string[],
 ): void {
-  if (json) return io.out(JSON.stringify(records));
-  const rows = [header, ...records.map(row)];
-  const widths = header.map((_, column) => Math.max(...rows.map((cells) => cells[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
-  for (const cells of rows) io.out(line(cells).trimEnd());
+  if (json) io.out(JSON.stringify(records));
+  else printTable(io, [header, ...records.map(row)]);
+}
+
+/**
+ * The configuration of a command that acts on the store a server uses (tokens, webhooks, export,
+ * import): refused, in one line, on the memory storage, which keeps everything inside the serving
+ * process where no other process reaches it (and writes no file for one to share).
+ */
+export function sharedStorageConfig(env: NodeJS.ProcessEnv, what: string): Config {
+  const config = loadConfig(env);
+  if (config.storage.kind === 'memory') {
+    throw new ConfigError(
+      `PLANT_STORE_STORAGE=memory keeps ${what} inside the serving process, which this command cannot reach; use the durable default (PLANT_STORE_STORAGE unset, or lmdb), redis or mongodb`,
+    );
+  }
+  return config;
+}
+
+/** Commands of tokens or webhooks, each run over what `open` opens on the shared storage. */
+export function onSharedStorage<Opened extends { close(): Promise<void> }>(
+  what: string,
+  open: (config: Config) => Promise<Opened>,
+  commands: Record<string, SubCommand<NoInfer<Opened>>>,
+): Record<string, Command> {
+  const over = ({ help, run }: SubCommand<Opened>): Command => ({
+    help,
+    run: async (args, env, io) => {
+      const config = sharedStorageConfig(env, what);
+      const opened = await open(config);
+      try {
+        return await run(opened, args, io, config);
+      } finally {
+        await opened.close();
+      }
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(commands).map(([name, command]) => [name, over(command)]),
+  );
 }

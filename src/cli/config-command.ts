@@ -2,8 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseEnv } from 'node:util';
 import { loadConfig } from '../config/index.js';
 import { shown, VARIABLES, type Variable } from '../config/variables.js';
-import { EXIT, UsageError } from './exit-codes.js';
-import type { Io } from './token-commands.js';
+import { EXIT, type Io, printTable, UsageError } from './command.js';
 
 export const CONFIG_HELP = `Usage: plant-store [--env-file FILE] config
 
@@ -68,9 +67,6 @@ export function configCommand(
       `${fromFile.has(name) ? 'env file' : 'environment'} (not a plant-store variable)`,
     ]),
   );
-  const width = (column: number) => Math.max(...rows.map((row) => row[column]!.length));
-  for (const [name, value, source] of rows) {
-    io.out(`${name!.padEnd(width(0))}  ${value!.padEnd(width(1))}  ${source}`);
-  }
+  printTable(io, rows);
   return EXIT.ok;
 }

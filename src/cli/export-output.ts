@@ -4,7 +4,7 @@ import { lstat, open, readdir, realpath, stat, unlink, type FileHandle } from 'n
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeChunksAtomically } from '../adapters/transfer/atomic-file.js';
-import { UsageError } from './exit-codes.js';
+import { UsageError } from './command.js';
 
 /**
  * Where an export goes: stdout (no `--output`, `-`, or a path to this process's stdout such as

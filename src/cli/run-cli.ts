@@ -1,14 +1,13 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { isPlantError } from '../domain/errors.js';
 import { TokenRequestError } from '../domain/managed-token.js';
 import { WebhookRequestError } from '../domain/webhook.js';
-import { ConfigError, type Config } from '../config/index.js';
+import { ConfigError, loadConfig, type Config } from '../config/index.js';
+import { oneOf } from '../config/parse.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
-import { BACKUP_HELP, backupCommand } from './backup-command.js';
-import type { Command, Io } from './command.js';
-import { EXIT, UsageError } from './exit-codes.js';
-import { SERVE_HELP, serveCommand, type ServeOptions } from './serve-options.js';
-import { onSharedStorage } from './shared-storage.js';
+import { BACKUP_HELP, backupCommand, CHECK_HELP, checkCommand } from './lmdb-commands.js';
+import { type Command, EXIT, type Io, onSharedStorage, UsageError } from './command.js';
 import { TOKEN_COMMANDS, TOKENS_HELP, type OpenTokens } from './token-commands.js';
 import {
   EXPORT_HELP,
@@ -18,10 +17,57 @@ import {
   type OpenPlantStore,
 } from './transfer-commands.js';
 import { WEBHOOK_COMMANDS, WEBHOOKS_HELP, type OpenWebhooks } from './webhook-commands.js';
-import { CHECK_HELP, checkCommand } from './check-command.js';
 import { applyEnvFile, CONFIG_HELP, configCommand } from './config-command.js';
 
 export { consoleIo } from './command.js';
+
+/** How `serve` runs besides the configuration: worker processes (node:cluster), or one process. */
+export interface ServeOptions {
+  workers?: number;
+}
+
+const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
+
+Runs the HTTP service until SIGTERM or SIGINT. Configured by the environment (PORT, HOST,
+PLANT_STORE_STORAGE, PLANT_STORE_DATA_DIR, PLANT_STORE_TOKENS, PLANT_STORE_JWT_*, ...).
+
+Options:
+  --workers N|auto   serve from N worker processes on one port (auto: one per core), sharing
+                     one store: lmdb (the default), redis or mongodb; not memory
+  -h, --help         show this help`;
+
+/** `N` (1 to 256) or `auto` (one per core this process may use). */
+function parseWorkers(value = ''): number {
+  if (value === 'auto') return availableParallelism();
+  if (/^[1-9][0-9]{0,2}$/.test(value) && Number(value) <= 256) return Number(value);
+  throw new UsageError(`--workers must be a number from 1 to 256 or "auto" (got "${value}")`);
+}
+
+/**
+ * `serve [--workers N|auto]` (also `--workers=N`); resolves once the service listens. Parsed by
+ * hand: parseArgs would refuse `--workers` without a count or `--port 1` in words of its own.
+ */
+async function serveCommand(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  serve: (config: Config, options: ServeOptions) => Promise<unknown>,
+): Promise<number> {
+  let workers: number | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--workers') workers = parseWorkers(args[++i]);
+    else if (arg.startsWith('--workers=')) workers = parseWorkers(arg.slice('--workers='.length));
+    else throw new UsageError(`serve takes no arguments but --workers N|auto (got "${arg}")`);
+  }
+  const config = loadConfig(env);
+  if (workers !== undefined && config.storage.kind === 'memory') {
+    throw new UsageError(
+      '--workers needs a storage the workers share (lmdb, the default, redis or mongodb): the memory storage keeps plants inside one process, which other workers cannot see',
+    );
+  }
+  await serve(config, workers === undefined ? {} : { workers });
+  return EXIT.ok;
+}
 
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {
@@ -115,7 +161,6 @@ function version(): string {
 }
 
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
-const oneOf = (names: string[]) => `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 const own = <T>(table: Record<string, T> | undefined, name: string) =>
   table !== undefined && Object.hasOwn(table, name) ? table[name] : undefined;
 

@@ -2,11 +2,15 @@ import { isTokenActive } from '../domain/managed-token.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
 import { DEFAULT_TOKEN_CACHE_SECONDS } from '../config/index.js';
-import { iso, printList, type Io, type Open, type SubCommand } from './command.js';
-import { EXIT, UsageError } from './exit-codes.js';
-import { parseOptions } from './parse-options.js';
-
-export type { Io };
+import {
+  EXIT,
+  iso,
+  type Open,
+  parseOptions,
+  printList,
+  type SubCommand,
+  UsageError,
+} from './command.js';
 
 export const TOKENS_HELP = `Usage: plant-store tokens <command> [options]
 

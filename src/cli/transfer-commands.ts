@@ -14,13 +14,10 @@ import {
   type ImportSummary,
 } from '../application/plant-import.js';
 import { ConfigError, type Config } from '../config/index.js';
-import { sharedStorageConfig } from './shared-storage.js';
 import { parseExactJson } from '../adapters/exact-json.js';
 import { readLines } from '../adapters/transfer/ndjson-lines.js';
-import { EXIT, UsageError } from './exit-codes.js';
 import { openExportOutput, refuseDataDirOutput } from './export-output.js';
-import { parseOptions } from './parse-options.js';
-import type { Io } from './token-commands.js';
+import { EXIT, type Io, parseOptions, sharedStorageConfig, UsageError } from './command.js';
 
 /** Opens the configured storage's plant store, its snapshots and backup where it has them, and how to release it (src/composition). */
 export type OpenPlantStore = (

@@ -1,9 +1,15 @@
 import { printableText } from '../domain/printable-text.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
-import { iso, printList, type Io, type Open, type SubCommand } from './command.js';
-import { EXIT, UsageError } from './exit-codes.js';
-import { parseOptions } from './parse-options.js';
+import {
+  EXIT,
+  iso,
+  type Open,
+  parseOptions,
+  printList,
+  type SubCommand,
+  UsageError,
+} from './command.js';
 
 export const WEBHOOKS_HELP = `Usage: plant-store webhooks <command> [options]
 
@@ -94,75 +100,64 @@ const list: WebhookCommand = async ({ webhookAdministration }, args, io) => {
   return EXIT.ok;
 };
 
-/** The one subscription id that `remove`, `rotate-secret`, `enable` and `disable` take. */
-function subscriptionId(args: string[]): string {
-  const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
-  const [id = ''] = positionals;
-  if (positionals.length !== 1 || !SUBSCRIPTION_ID.test(id)) {
-    throw new UsageError('one subscription id (wh_ and 16 hex digits) is required');
-  }
-  return id;
+/**
+ * `remove`, `rotate-secret`, `enable` and `disable`: one subscription id, what the command does
+ * to it, resolving the line to print (undefined: no subscription has the id, exit 3), and `note`,
+ * a line for stderr after it.
+ */
+function byId(
+  command: string,
+  what: string,
+  act: (administration: WebhookAdministration, id: string) => Promise<string | undefined>,
+  note?: (id: string) => string,
+): { help: string; run: WebhookCommand } {
+  const run: WebhookCommand = async ({ webhookAdministration }, args, io) => {
+    const { positionals } = parseOptions({ args, allowPositionals: true, options: {} });
+    const [id = ''] = positionals;
+    if (positionals.length !== 1 || !SUBSCRIPTION_ID.test(id)) {
+      throw new UsageError('one subscription id (wh_ and 16 hex digits) is required');
+    }
+    const line = await act(webhookAdministration, id);
+    if (line === undefined) {
+      io.err(`plant-store: no webhook with id ${id}`);
+      return EXIT.notFound;
+    }
+    io.out(line);
+    if (note) io.err(note(id));
+    return EXIT.ok;
+  };
+  return {
+    help: `Usage: plant-store webhooks ${command} ID\n\n${what} Exits 3 when no subscription has this id.`,
+    run,
+  };
 }
-
-function notFound(io: Io, id: string): number {
-  io.err(`plant-store: no webhook with id ${id}`);
-  return EXIT.notFound;
-}
-
-const remove: WebhookCommand = async ({ webhookAdministration }, args, io) => {
-  const id = subscriptionId(args);
-  if (!(await webhookAdministration.remove(id))) return notFound(io, id);
-  io.out(`removed webhook ${id}`);
-  return EXIT.ok;
-};
-
-const rotateSecret: WebhookCommand = async ({ webhookAdministration }, args, io) => {
-  const id = subscriptionId(args);
-  const subscription = await webhookAdministration.rotateSecret(id);
-  if (subscription === undefined) return notFound(io, id);
-  io.out(subscription.secret);
-  io.err(`plant-store: new secret for webhook ${id}; deliveries are signed with it from now on.`);
-  return EXIT.ok;
-};
-
-const enable: WebhookCommand = async ({ webhookAdministration }, args, io) => {
-  const id = subscriptionId(args);
-  if ((await webhookAdministration.enable(id)) === undefined) return notFound(io, id);
-  io.out(`enabled webhook ${id}; held deliveries are sent again`);
-  return EXIT.ok;
-};
-
-const disable: WebhookCommand = async ({ webhookAdministration }, args, io) => {
-  const id = subscriptionId(args);
-  if ((await webhookAdministration.disable(id)) === undefined) return notFound(io, id);
-  io.out(`disabled webhook ${id}; new events are not recorded for it`);
-  return EXIT.ok;
-};
-
-const ID_HELP = (command: string, what: string) => `Usage: plant-store webhooks ${command} ID
-
-${what} Exits 3 when no subscription has this id.`;
 
 export const WEBHOOK_COMMANDS = {
   add: { help: ADD_HELP, run: add },
   list: { help: WEBHOOK_LIST_HELP, run: list },
-  remove: {
-    help: ID_HELP(
-      'remove',
-      'Deletes the subscription; deliveries still pending for it are dropped.',
-    ),
-    run: remove,
-  },
-  'rotate-secret': {
-    help: ID_HELP('rotate-secret', 'Replaces the signing secret and prints the new one, once.'),
-    run: rotateSecret,
-  },
-  enable: {
-    help: ID_HELP('enable', 'Enables the subscription again and forgets its failures.'),
-    run: enable,
-  },
-  disable: {
-    help: ID_HELP('disable', 'Stops recording events for it; pending deliveries are held.'),
-    run: disable,
-  },
+  remove: byId(
+    'remove',
+    'Deletes the subscription; deliveries still pending for it are dropped.',
+    async (administration, id) =>
+      (await administration.remove(id)) ? `removed webhook ${id}` : undefined,
+  ),
+  'rotate-secret': byId(
+    'rotate-secret',
+    'Replaces the signing secret and prints the new one, once.',
+    async (administration, id) => (await administration.rotateSecret(id))?.secret,
+    (id) => `plant-store: new secret for webhook ${id}; deliveries are signed with it from now on.`,
+  ),
+  enable: byId(
+    'enable',
+    'Enables the subscription again and forgets its failures.',
+    async (administration, id) =>
+      (await administration.enable(id)) && `enabled webhook ${id}; held deliveries are sent again`,
+  ),
+  disable: byId(
+    'disable',
+    'Stops recording events for it; pending deliveries are held.',
+    async (administration, id) =>
+      (await administration.disable(id)) &&
+      `disabled webhook ${id}; new events are not recorded for it`,
+  ),
 };

@@ -1,8 +1,15 @@
 import { Container } from 'inversify';
 import type { Config } from '../config/index.js';
-import type { HttpApp } from '../adapters/http/app.js';
+import { createHttpApp, type HttpApp } from '../adapters/http/app.js';
+import { CompositeTokenVerifier } from '../adapters/auth/composite-token-verifier.js';
+import { JwtTokenVerifier } from '../adapters/auth/jwt-token-verifier.js';
+import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js';
+import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
+import { IN_PROCESS } from '../adapters/limits/limiter-store.js';
 import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import { activeTracer } from '../adapters/telemetry/tracing.js';
+import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
+import { PlantService } from '../application/plant-service.js';
 import { TokenAdministrator } from '../application/token-administrator.js';
 import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
@@ -10,12 +17,10 @@ import type { Logger } from '../ports/logger.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantUseCases } from '../ports/plant-use-cases.js';
 import type { TokenAdministration } from '../ports/token-administration.js';
+import type { TokenStore } from '../ports/token-store.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { TYPES } from './identifiers.js';
-import { serviceApp } from './service-app.js';
-import { authModule, baseModule, plantUseCases } from './service-modules.js';
-import { OWN_PARTS, storageModule } from './storage-module.js';
-import { telemetryModule } from './telemetry-module.js';
+import { OWN_PARTS, serviceModule } from './modules.js';
 
 // The type `buildContainer` returns and `buildService`'s `configure` receives, re-exported so that
 // an embedder types its code without a dependency on inversify of its own.
@@ -56,13 +61,22 @@ export function buildContainer(
   { onLockLost }: { onLockLost?: (line: string) => void } = {},
 ): Container {
   const container = new Container({ defaultScope: 'Singleton' });
-  // Requests in flight: counted by the app, read by the metrics' gauge and at shutdown.
-  const counts = { inFlight: 0 };
-  container.load(
-    baseModule(config),
-    telemetryModule(config, counts),
-    storageModule(config, { counts, ...(onLockLost && { onLockLost }) }),
-    authModule(config),
+  container.load(serviceModule(config, { ...(onLockLost && { onLockLost }) }));
+  // Bearer tokens: configured (static), managed (the token store, cached), JWT (when configured).
+  container.bind(TYPES.TokenVerifier).toResolvedValue(
+    (tokenStore: TokenStore, logger: Logger, metrics: ServiceMetrics | undefined) =>
+      new CompositeTokenVerifier(
+        {
+          static: new StaticTokenVerifier(config.staticTokens),
+          managed: new ManagedTokenVerifier(tokenStore, {
+            logger,
+            ttlMs: config.tokenCacheSeconds * 1000,
+          }),
+          jwt: config.jwt && new JwtTokenVerifier(config.jwt, { logger }),
+        },
+        metrics?.tokenVerified,
+      ),
+    [TYPES.TokenStore, TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }],
   );
   return container;
 }
@@ -73,8 +87,7 @@ export function buildContainer(
  * answer 503, so that a host can serve /healthz while start-up waits (`plant-store serve`).
  */
 export async function resolveService(container: Container): Promise<Service> {
-  const own = container.get(OWN_PARTS);
-  const { config, storage, delivery, counts } = own;
+  const { config, storage, delivery, counts } = container.get(OWN_PARTS);
   try {
     const opened = storage.opened.then(
       () => {},
@@ -85,11 +98,35 @@ export async function resolveService(container: Container): Promise<Service> {
     );
     const tracer = activeTracer();
     const plantStore = container.get(TYPES.PlantStore);
-    const events = container.get(TYPES.PlantEvents, { optional: true });
-    const plants = plantUseCases(plantStore, events, tracer);
+    const service = new PlantService(
+      plantStore,
+      container.get(TYPES.PlantEvents, { optional: true }),
+    );
+    // A span per use case when a tracer is registered.
+    const plants: PlantUseCases = tracer ? tracedUseCases(service, tracer) : service;
+    const metrics = container.get(TYPES.Metrics, { optional: true });
     const { allowPrivate } = config.webhooks;
     return {
-      app: serviceApp(container, own, plants, tracer),
+      app: createHttpApp({
+        plants,
+        tokenVerifier: container.get(TYPES.TokenVerifier),
+        readiness: container.get(TYPES.ReadinessChecks),
+        logger: container.get(TYPES.Logger),
+        rateLimit: config.rateLimit,
+        authFailureLimit: config.authFailureLimit,
+        // Unbound: the storage's own connection, once it is open.
+        limiterStore:
+          container.get(TYPES.LimiterStore, { optional: true }) ??
+          storage.opened.then((opened) => opened.limiterStore ?? IN_PROCESS),
+        docs: config.docs,
+        accessLog: config.accessLog,
+        metrics,
+        tracer,
+        counts,
+        trustProxy: config.trustProxy,
+        corsOrigins: config.corsOrigins,
+        ...container.get(TYPES.HttpHostOptions),
+      }),
       plants,
       tokenAdministration: new TokenAdministrator(
         container.get(TYPES.TokenStore),
@@ -100,7 +137,7 @@ export async function resolveService(container: Container): Promise<Service> {
       ),
       plantStore,
       logger: container.get(TYPES.Logger),
-      metrics: container.get(TYPES.Metrics, { optional: true }),
+      metrics,
       opened,
       startDelivery: async () => delivery.start(await storage.opened),
       requestsInFlight: () => counts.inFlight,

@@ -1,5 +1,5 @@
-// The development token: with no PLANT_STORE_TOKENS, `npm start` is usable at once. Its lines go
-// to stderr, as every human line does: stdout holds only JSON log lines, which a shipper collects.
+// The development token: with no PLANT_STORE_TOKENS and no JWT issuer, `npm start` is usable at
+// once. Its lines go to stderr, as every human line does: stdout holds only JSON log lines.
 import { randomBytes } from 'node:crypto';
 import type { Scope } from '../domain/caller.js';
 import type { Config } from '../config/index.js';
@@ -10,77 +10,31 @@ import { isTokenActive } from '../domain/managed-token.js';
 const TENANT = 'default';
 const SCOPES: Scope[] = ['plants:read', 'plants:write', 'metrics:read'];
 /** The development token's id in a durable store: one fixed id, so that workers issue it once. */
-export const DEVELOPMENT_TOKEN_ID = '0000000000000000';
+const ID = '0000000000000000';
+const REVOKE = `"plant-store tokens revoke ${ID}" ends it`;
 
-const announce = (token: string, kept: boolean): void => {
-  console.error(
+const say = (...lines: string[]): void => lines.forEach((line) => console.error(line));
+
+const announce = (token: string, kept: boolean): void =>
+  say(
     `plant-store: no PLANT_STORE_TOKENS configured; development token for tenant "${TENANT}" (${SCOPES.join(' ')})${kept ? ', kept in the storage: it works after a restart and is not shown again' : ''}:`,
+    `  export TOKEN=${token}`,
   );
-  console.error(`  export TOKEN=${token}`);
-};
 
 /**
- * Whether this start has no token of its own configured (no static token, no JWT issuer): the case
- * for a development token. A service that takes JWTs has its callers already, and a token minted
- * beside them, printed to its logs and kept in the store, would be one nobody asked for.
+ * Whether this start has no token of its own configured (no static token, no JWT issuer): a
+ * service that takes JWTs has its callers already, and a token minted beside them would be one
+ * nobody asked for.
  */
-export const wantsDevelopmentToken = (config: Config): boolean =>
+const wanted = (config: Config): boolean =>
   config.staticTokens.length === 0 && config.jwt === undefined;
 
 /** The memory storage forgets managed tokens: a fresh static token, printed at every start. */
 export function withStaticDevelopmentToken(config: Config): Config {
+  if (!wanted(config) || config.storage.kind !== 'memory') return config;
   const token = `pst_dev_${randomBytes(24).toString('base64url')}`;
   announce(token, false);
   return { ...config, staticTokens: [{ token, tenant: TENANT, scopes: SCOPES }] };
-}
-
-/**
- * A durable storage keeps a managed development token: issued at the first start (the store holds
- * no token yet) and printed then only; later starts say it is there (revoke it with `plant-store
- * tokens revoke`). Only its digest is stored, as for every managed token. Of several workers
- * starting at once, the one whose create wins prints it; `remind: false` (every worker but the
- * first) says nothing of a token issued before.
- */
-export async function keepDevelopmentToken(
-  tokens: TokenStore,
-  { remind = true, now = new Date() }: { remind?: boolean; now?: Date } = {},
-): Promise<void> {
-  const existing = await tokens.list();
-  if (existing.length === 0) {
-    const secret = randomBytes(32).toString('base64url');
-    const token = `${MANAGED_TOKEN_PREFIX}${DEVELOPMENT_TOKEN_ID}_${secret}`;
-    const created = await tokens.create({
-      id: DEVELOPMENT_TOKEN_ID,
-      name: 'development',
-      tenant: TENANT,
-      scopes: SCOPES,
-      digest: tokenDigest(token),
-      createdAt: now,
-    });
-    if (created) return announce(token, true);
-  }
-  const kept = existing.some(
-    (token) => token.id === DEVELOPMENT_TOKEN_ID && token.revokedAt === undefined,
-  );
-  if (remind && kept) {
-    console.error(
-      `plant-store: the development token (id ${DEVELOPMENT_TOKEN_ID}) printed at the first start still works; "plant-store tokens revoke ${DEVELOPMENT_TOKEN_ID}" ends it`,
-    );
-  }
-}
-
-/**
- * A start with tokens configured on a store that holds the development token of an earlier start
- * without them: the token still works (it is a managed token), so say so, once, rather than leave
- * a credential for tenant "default" working unseen beside the configured ones.
- */
-export async function warnOfDevelopmentToken(tokens: TokenStore): Promise<void> {
-  const kept = await tokens.find(DEVELOPMENT_TOKEN_ID);
-  if (kept === undefined || kept.revokedAt !== undefined) return;
-  if (kept.expiresAt !== undefined && kept.expiresAt.getTime() <= Date.now()) return;
-  console.error(
-    `plant-store: the development token (id ${DEVELOPMENT_TOKEN_ID}) issued at a start without tokens configured still works beside the tokens configured now; "plant-store tokens revoke ${DEVELOPMENT_TOKEN_ID}" ends it`,
-  );
 }
 
 /** `VAR=value`, or `VAR="$VAR"` when the value holds a password, which no log line may show. */
@@ -88,14 +42,40 @@ const assignment = (name: string, value: string): string =>
   /^[a-z+]+:\/\/[^/@]*:[^/@]*@/i.test(value) ? `${name}="$${name}"` : `${name}=${value}`;
 
 /**
- * A shared store (Redis, MongoDB) gets no development token: every replica would issue or print
- * one. With nothing configured and no managed token in the store, no caller can reach the
- * service: say so, with the command that issues a token on this very store.
+ * Once the storage is open, by the first process of an instance (`first`; every worker of a
+ * cluster for the embedded store's token):
+ * - lmdb with no token configured keeps a managed development token: issued when the store holds
+ *   no token yet (of workers starting at once, the one whose create wins prints it) and printed
+ *   then only; later starts say it is there. Only its digest is stored.
+ * - lmdb with tokens configured, over a store holding that token: says it still works.
+ * - redis and mongodb get none (every replica would issue one): with no active managed token,
+ *   the command that issues one on this very store.
  */
-export async function sayHowToIssueToken(
+export async function developmentToken(
+  config: Config,
   tokens: TokenStore,
-  storage: Config['storage'],
+  first: boolean,
 ): Promise<void> {
+  const { storage } = config;
+  if (storage.kind === 'lmdb') {
+    const existing = await tokens.list();
+    if (wanted(config) && existing.length === 0) {
+      const token = `${MANAGED_TOKEN_PREFIX}${ID}_${randomBytes(32).toString('base64url')}`;
+      const created = await tokens.create({
+        ...{ id: ID, name: 'development', tenant: TENANT, scopes: SCOPES },
+        ...{ digest: tokenDigest(token), createdAt: new Date() },
+      });
+      if (created) return announce(token, true);
+    }
+    const kept = existing.find((token) => token.id === ID);
+    if (!first || kept === undefined || !isTokenActive(kept, new Date())) return;
+    return say(
+      wanted(config)
+        ? `plant-store: the development token (id ${ID}) printed at the first start still works; ${REVOKE}`
+        : `plant-store: the development token (id ${ID}) issued at a start without tokens configured still works beside the tokens configured now; ${REVOKE}`,
+    );
+  }
+  if (!wanted(config) || !first || storage.kind === 'memory') return;
   const now = new Date();
   if ((await tokens.list()).some((token) => isTokenActive(token, now))) return;
   const where =
@@ -106,13 +86,9 @@ export async function sayHowToIssueToken(
             ? []
             : [assignment('PLANT_STORE_REDIS_PREFIX', storage.prefix)]),
         ]
-      : storage.kind === 'mongodb'
-        ? [assignment('MONGODB_URL', storage.url)]
-        : [];
-  console.error(
+      : [assignment('MONGODB_URL', storage.url)];
+  say(
     `plant-store: no token can reach this service yet (no PLANT_STORE_TOKENS, no JWT issuer, no managed token in ${storage.kind}); issue one:`,
-  );
-  console.error(
     `  PLANT_STORE_STORAGE=${storage.kind} ${where.join(' ')} plant-store tokens create --tenant ${TENANT} --scope plants:read --scope plants:write`,
   );
 }

@@ -11,9 +11,7 @@ import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import { TokenAdministrator } from '../application/token-administrator.js';
 import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import { TYPES } from './identifiers.js';
-import { baseModule } from './service-modules.js';
-import { endProcess, OWN_PARTS, type OwnParts, storageModule } from './storage-module.js';
-import { telemetryModule } from './telemetry-module.js';
+import { endProcess, OWN_PARTS, type OwnParts, serviceModule } from './modules.js';
 
 /** How long a command waits for a store that is not up: an operator wants a quick answer. */
 const COMMAND_WAIT_SECONDS = 2;
@@ -21,7 +19,7 @@ const COMMAND_WAIT_SECONDS = 2;
 /** The command's stdout carries its answer (a token, JSON): the library's lines stay out of it. */
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** What the operator must hear of (a legacy file taken in) goes to stderr, one line. */
+/** What the operator must hear of (a stock LMDB addon) goes to stderr, one line. */
 const notice = (line: string): void => void process.stderr.write(`plant-store: ${line}\n`);
 
 /**
@@ -36,11 +34,7 @@ async function openWith<A extends object>(
 ): Promise<A & { close(): Promise<void> }> {
   const commandConfig = { ...config, metrics: false, startupTimeoutSeconds: COMMAND_WAIT_SECONDS };
   const container = new Container({ defaultScope: 'Singleton' });
-  container.load(
-    baseModule(commandConfig),
-    telemetryModule(commandConfig),
-    storageModule(commandConfig, { notice, onLockLost: endProcess }),
-  );
+  container.load(serviceModule(commandConfig, { notice, onLockLost: endProcess }));
   container.rebind(TYPES.Logger).toConstantValue(quiet);
   configure?.(container);
   const parts = container.get(OWN_PARTS);

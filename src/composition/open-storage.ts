@@ -3,7 +3,6 @@ import type { Config, StorageOptionsOf, StorageKind } from '../config/index.js';
 import { outageReporters } from '../adapters/storage/outage-reporter.js';
 import type { StorageDeps } from '../adapters/storage/storage-options.js';
 import { openMemoryStorage } from '../adapters/storage/memory/open-memory-storage.js';
-import { takeInLegacyFiles } from '../adapters/storage/take-in-legacy-files.js';
 
 export type { StorageDeps };
 
@@ -30,15 +29,7 @@ const OPENERS: { [K in StorageKind]: Opener<K> } = {
   },
   lmdb: async (config, deps) => {
     const { openLmdbStorage } = await import('../adapters/storage/lmdb/open-lmdb-storage.js');
-    const storage = await openLmdbStorage(config.storage, deps);
-    // The durable embedded storage takes in the files an earlier version left, once.
-    await takeInLegacyFiles(storage, config.legacyFiles, deps.notice ?? (() => {})).catch(
-      async (error) => {
-        await storage.close();
-        throw error;
-      },
-    );
-    return storage;
+    return openLmdbStorage(config.storage, deps);
   },
 };
 

@@ -1,7 +1,6 @@
 // Serving: the container resolved, the HTTP server listening, shutdown. `plant-store serve`,
 // `npm start` and src/main.ts end here.
 import cluster from 'node:cluster';
-import type { ServeOptions } from './serve-options.js';
 import type { Config } from '../config/index.js';
 import { workerShare } from '../config/http-limits.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
@@ -12,18 +11,10 @@ import { checkServeAddon } from '../adapters/storage/lmdb/lmdb-addon.js';
 import { instanceMetrics } from '../adapters/telemetry/cluster-metrics.js';
 import { startTracing } from '../adapters/telemetry/tracing.js';
 import { buildContainer, resolveService } from './container.js';
-import { endProcess } from './storage-module.js';
+import { endProcess } from './modules.js';
 import { TYPES } from './identifiers.js';
-import { storageLabel } from './storage-label.js';
-import { serveWorkers, WORKER_READY } from './serve-workers.js';
-import { answerPings, dieWithPrimary } from './worker-heartbeat.js';
-import {
-  keepDevelopmentToken,
-  sayHowToIssueToken,
-  wantsDevelopmentToken,
-  warnOfDevelopmentToken,
-  withStaticDevelopmentToken,
-} from './development-token.js';
+import { followPrimary, serveWorkers, storageLabel, WORKER_READY } from './serve-workers.js';
+import { developmentToken, withStaticDevelopmentToken } from './development-token.js';
 
 /**
  * Builds the service, listens on HOST and PORT at once (/healthz answers, /readyz is 503) while
@@ -33,8 +24,7 @@ import {
  * With `workers`, this process becomes the cluster's primary and each worker process comes back
  * here to serve, with its share of the per-address bounds (workerShare).
  */
-export async function serve(loaded: Config, options: ServeOptions = {}): Promise<void> {
-  const { workers } = options;
+export async function serve(loaded: Config, { workers }: { workers?: number } = {}): Promise<void> {
   // Checked in the primary too, so that bounds the workers cannot share fail the start at once.
   const shared =
     workers === undefined ? loaded : { ...loaded, http: workerShare(loaded.http, workers) };
@@ -50,9 +40,7 @@ export async function serve(loaded: Config, options: ServeOptions = {}): Promise
 }
 
 async function serveHere(loaded: Config): Promise<void> {
-  // The memory storage forgets managed tokens: its development token is a static one.
-  const staticDevelopment = wantsDevelopmentToken(loaded) && loaded.storage.kind === 'memory';
-  const config = staticDevelopment ? withStaticDevelopmentToken(loaded) : loaded;
+  const config = withStaticDevelopmentToken(loaded);
   // Before the service is composed, which makes spans only when a provider is registered.
   const stopTracing = await startTracing(process.env);
   const container = buildContainer(config, { onLockLost: endProcess });
@@ -60,7 +48,7 @@ async function serveHere(loaded: Config): Promise<void> {
   // A worker ends with its primary, and its lines (access lines too) say which worker, by the id
   // its metrics carry.
   if (worker !== undefined) {
-    dieWithPrimary();
+    followPrimary();
     const base = createLogger(config.logLevel);
     container.rebind(TYPES.Logger).toConstantValue(base.child?.({ worker: worker.id }) ?? base);
   }
@@ -132,23 +120,13 @@ async function serveHere(loaded: Config): Promise<void> {
     server.closeAllConnections();
     throw error;
   }
-  // The embedded storage keeps its development token, a managed one, across restarts.
-  if (config.storage.kind === 'lmdb') {
-    // One reminder per instance: from the first worker of a cluster only.
-    const remind = worker === undefined || worker.id === 1;
-    const tokens = container.get(TYPES.TokenStore);
-    if (wantsDevelopmentToken(loaded)) await keepDevelopmentToken(tokens, { remind });
-    else if (remind) await warnOfDevelopmentToken(tokens);
-  } else if (wantsDevelopmentToken(config) && (worker?.id ?? 1) === 1) {
-    // memory has its static development token in `config`; redis and mongodb have none.
-    await sayHowToIssueToken(container.get(TYPES.TokenStore), config.storage);
-  }
+  // One reminder or hint per instance: from the first worker of a cluster only.
+  await developmentToken(config, container.get(TYPES.TokenStore), (worker?.id ?? 1) === 1);
   // Delivery starts once the stores it reads are open (in every worker of a cluster).
   await service.startDelivery();
   logger.info(cluster.isWorker ? { ...where, pid: process.pid } : where, 'listening');
   // A worker tells its primary, which prints the line once every worker is ready.
   if (cluster.isWorker) {
-    answerPings();
     process.send?.(WORKER_READY);
     return;
   }

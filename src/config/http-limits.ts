@@ -40,7 +40,7 @@ const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
 export function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, maxConnections: defaultMaxConnections() };
   for (const [field, name, min, max] of VARIABLES) {
-    limits[field] = parseInteger(name, env[name], limits[field], min, max);
+    limits[field] = parseInteger(env, name, limits[field], min, max);
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
     throw new ConfigError(

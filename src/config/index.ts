@@ -1,4 +1,3 @@
-import { dirname, join } from 'node:path';
 import { LOG_LEVELS, type LogLevel } from '../adapters/logger.js';
 import type { HttpLimits } from '../adapters/http/server/http-server.js';
 import type { WebhookConfig } from '../adapters/webhooks/webhook-config.js';
@@ -11,17 +10,12 @@ import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
 import { parseCorsOrigins } from './cors.js';
 import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
-import {
-  LEGACY_TOKEN_FILE,
-  parseStaticTokens,
-  parseTokenCacheSeconds,
-  type StaticToken,
-} from './tokens.js';
+import { DEFAULT_TOKEN_CACHE_SECONDS, parseStaticTokens, type StaticToken } from './tokens.js';
 
 export { ConfigError } from '../adapters/config-error.js';
 export type { JwtConfig } from './jwt.js';
 export type { StorageOptions, StorageOptionsOf, StorageKind } from './storage.js';
-export { DEFAULT_TOKEN_CACHE_SECONDS, LEGACY_TOKEN_FILE, type StaticToken } from './tokens.js';
+export { DEFAULT_TOKEN_CACHE_SECONDS, type StaticToken } from './tokens.js';
 
 export type { LogLevel };
 
@@ -35,11 +29,6 @@ export interface Config {
   logLevel: LogLevel;
   /** Requests a second per tenant (one-second windows, shared through the storage: the data directory, Redis or MongoDB; per process on memory); 0 turns limiting off. */
   rateLimit: number;
-  /**
-   * The token and webhook files of earlier versions, taken into the durable storage once at its
-   * first start (PLANT_STORE_TOKEN_FILE, PLANT_STORE_WEBHOOK_FILE; read for that only).
-   */
-  legacyFiles: { tokens: string; webhooks: string };
   /** How long a server trusts a managed token it looked up: the bound on revocation delay. */
   tokenCacheSeconds: number;
   /** Whether GET /docs serves the interactive API reference. */
@@ -65,12 +54,6 @@ export interface Config {
   /** Webhook delivery (docs/webhooks.md). */
   webhooks: WebhookConfig;
 }
-
-/** The default of PLANT_STORE_STARTUP_TIMEOUT: long enough for a store started beside the service. */
-export const DEFAULT_STARTUP_TIMEOUT_SECONDS = 30;
-
-/** The default of PLANT_STORE_SHUTDOWN_GRACE_SECONDS. */
-export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 10;
 
 /** How `loadConfig` reads its environment. */
 export interface LoadConfigOptions {
@@ -99,52 +82,35 @@ export function loadConfig(
   const trustProxy = parseTrustProxy(env.PLANT_STORE_TRUST_PROXY);
   const corsOrigins = parseCorsOrigins(env.PLANT_STORE_CORS_ORIGINS);
   const webhooks = loadWebhookConfig(env);
-  const legacyTokens = env.PLANT_STORE_TOKEN_FILE || LEGACY_TOKEN_FILE;
   if (!webhooks.deliver && storage.kind === 'memory') {
     throw new ConfigError(
       'PLANT_STORE_WEBHOOK_DELIVER=false needs a shared storage (lmdb, redis or mongodb): the memory outbox is delivered only by the process that writes it',
     );
   }
   return {
-    port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
+    port: parseInteger(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
     storage,
     staticTokens: parseStaticTokens(env.PLANT_STORE_TOKENS),
     logLevel,
-    rateLimit: parseInteger('PLANT_STORE_RATE_LIMIT', env.PLANT_STORE_RATE_LIMIT, 0, 0, 1_000_000),
-    legacyFiles: {
-      tokens: legacyTokens,
-      webhooks: env.PLANT_STORE_WEBHOOK_FILE || join(dirname(legacyTokens), 'webhooks.json'),
-    },
+    rateLimit: parseInteger(env, 'PLANT_STORE_RATE_LIMIT', 0, 0, 1_000_000),
     webhooks,
-    tokenCacheSeconds: parseTokenCacheSeconds(env.PLANT_STORE_TOKEN_CACHE_SECONDS),
-    docs: parseSwitch('PLANT_STORE_DOCS', env.PLANT_STORE_DOCS, true),
-    accessLog: parseSwitch('PLANT_STORE_ACCESS_LOG', env.PLANT_STORE_ACCESS_LOG, true),
-    metrics: parseSwitch('PLANT_STORE_METRICS', env.PLANT_STORE_METRICS, true),
-    shutdownGraceSeconds: parseInteger(
-      'PLANT_STORE_SHUTDOWN_GRACE_SECONDS',
-      env.PLANT_STORE_SHUTDOWN_GRACE_SECONDS,
-      DEFAULT_SHUTDOWN_GRACE_SECONDS,
-      0,
-      3600,
+    tokenCacheSeconds: parseInteger(
+      env,
+      'PLANT_STORE_TOKEN_CACHE_SECONDS',
+      DEFAULT_TOKEN_CACHE_SECONDS,
+      1,
+      60,
     ),
+    docs: parseSwitch(env, 'PLANT_STORE_DOCS', true),
+    accessLog: parseSwitch(env, 'PLANT_STORE_ACCESS_LOG', true),
+    metrics: parseSwitch(env, 'PLANT_STORE_METRICS', true),
+    shutdownGraceSeconds: parseInteger(env, 'PLANT_STORE_SHUTDOWN_GRACE_SECONDS', 10, 0, 3600),
     ...(jwt && { jwt }),
     ...(trustProxy && { trustProxy }),
     ...(corsOrigins && { corsOrigins }),
     http: parseHttpLimits(env),
-    authFailureLimit: parseInteger(
-      'PLANT_STORE_AUTH_FAILURE_LIMIT',
-      env.PLANT_STORE_AUTH_FAILURE_LIMIT,
-      10,
-      0,
-      1_000_000,
-    ),
-    startupTimeoutSeconds: parseInteger(
-      'PLANT_STORE_STARTUP_TIMEOUT',
-      env.PLANT_STORE_STARTUP_TIMEOUT,
-      DEFAULT_STARTUP_TIMEOUT_SECONDS,
-      1,
-      3600,
-    ),
+    authFailureLimit: parseInteger(env, 'PLANT_STORE_AUTH_FAILURE_LIMIT', 10, 0, 1_000_000),
+    startupTimeoutSeconds: parseInteger(env, 'PLANT_STORE_STARTUP_TIMEOUT', 30, 1, 3600),
   };
 }

@@ -7,18 +7,7 @@ import { ConfigError } from '../adapters/config-error.js';
 import { parseInteger, parseList } from './parse.js';
 
 /** Asymmetric signature algorithms only: never `none`, never HMAC (which a public key could forge). */
-const JWT_ALGORITHMS: readonly JwtAlgorithm[] = [
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-  'EdDSA',
-];
+const JWT_ALGORITHMS = 'RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 ES512 EdDSA'.split(' ');
 
 export type { JwtConfig };
 
@@ -74,7 +63,7 @@ export function parseJwt(env: NodeJS.ProcessEnv): JwtConfig | undefined {
     }
   }
   const algorithms = parseList(env.PLANT_STORE_JWT_ALGORITHMS || 'RS256,ES256');
-  const wrong = algorithms.find((alg) => !(JWT_ALGORITHMS as readonly string[]).includes(alg));
+  const wrong = algorithms.find((alg) => !JWT_ALGORITHMS.includes(alg));
   if (wrong !== undefined || algorithms.length === 0) {
     throw new ConfigError(
       `PLANT_STORE_JWT_ALGORITHMS must list some of ${JWT_ALGORITHMS.join(', ')} (got "${wrong ?? ''}")`,
@@ -89,12 +78,6 @@ export function parseJwt(env: NodeJS.ProcessEnv): JwtConfig | undefined {
         : { kind: 'public-key', key: publicKey },
     algorithms: algorithms as JwtAlgorithm[],
     tenantClaim: env.PLANT_STORE_JWT_TENANT_CLAIM || 'tenant',
-    clockToleranceSeconds: parseInteger(
-      'PLANT_STORE_JWT_CLOCK_TOLERANCE',
-      env.PLANT_STORE_JWT_CLOCK_TOLERANCE,
-      30,
-      0,
-      300,
-    ),
+    clockToleranceSeconds: parseInteger(env, 'PLANT_STORE_JWT_CLOCK_TOLERANCE', 30, 0, 300),
   };
 }

@@ -1,13 +1,14 @@
 import { ConfigError } from '../adapters/config-error.js';
 
-/** A whole number from the variable, or `fallback` when it is unset or empty. */
+/** The whole number variable `name` holds, or `fallback` when it is unset or empty. */
 export function parseInteger(
+  env: NodeJS.ProcessEnv,
   name: string,
-  text: string | undefined,
   fallback: number,
   min: number,
   max: number,
 ): number {
+  const text = env[name];
   if (text === undefined || text === '') return fallback;
   if (!/^[0-9]+$/.test(text) || Number(text) < min || Number(text) > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${text}")`);
@@ -29,7 +30,8 @@ export const oneOf = (choices: readonly string[]): string =>
     : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
 
 /** An on/off switch: `on`/`off` (also `true`/`false`, `1`/`0`), or `fallback` when unset or empty. */
-export function parseSwitch(name: string, text: string | undefined, fallback: boolean): boolean {
+export function parseSwitch(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const text = env[name];
   if (text === undefined || text === '') return fallback;
   const value = text.toLowerCase();
   if (['on', 'true', '1'].includes(value)) return true;

@@ -32,11 +32,10 @@ function parseRedis(env: NodeJS.ProcessEnv): StorageOptionsOf<'redis'> {
 // One reader per technology: a kind added to StorageOptions does not compile until it has one.
 const READERS: { [K in StorageKind]: (env: NodeJS.ProcessEnv) => StorageOptionsOf<K> } = {
   memory: (env) => {
-    const percent = env.PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT;
-    if (!percent) return { kind: 'memory' };
+    if (!env.PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT) return { kind: 'memory' };
     const heapLimitPercent = parseInteger(
+      env,
       'PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT',
-      percent,
       DEFAULT_HEAP_LIMIT_PERCENT,
       10,
       95,
@@ -67,7 +66,7 @@ function parseLmdb(env: NodeJS.ProcessEnv): StorageOptionsOf<'lmdb'> {
 }
 
 /** Where the embedded store keeps its files unless PLANT_STORE_DATA_DIR says otherwise. */
-export const DEFAULT_DATA_DIR = '.plant-store';
+const DEFAULT_DATA_DIR = '.plant-store';
 
 /** Reads PLANT_STORE_STORAGE (default lmdb, the durable embedded store) and the variables of the technology it names. */
 export function parseStorage(env: NodeJS.ProcessEnv): StorageOptions {
@@ -78,11 +77,10 @@ export function parseStorage(env: NodeJS.ProcessEnv): StorageOptions {
   }
   const storage = READERS[kind as StorageKind](env);
   // Unset stays absent: the stores apply the documented default themselves.
-  const max = env.PLANT_STORE_MAX_PLANTS_PER_TENANT;
-  if (!max) return storage;
+  if (!env.PLANT_STORE_MAX_PLANTS_PER_TENANT) return storage;
   const maxPlantsPerTenant = parseInteger(
+    env,
     'PLANT_STORE_MAX_PLANTS_PER_TENANT',
-    max,
     DEFAULT_MAX_PLANTS_PER_TENANT,
     0,
     Number.MAX_SAFE_INTEGER,

@@ -2,12 +2,9 @@ import { isScope } from '../domain/caller.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { StaticToken } from '../adapters/auth/static-token-verifier.js';
 import { ConfigError } from '../adapters/config-error.js';
-import { parseInteger } from './parse.js';
 
 export type { StaticToken };
 
-/** Where earlier versions kept managed tokens, unless PLANT_STORE_TOKEN_FILE said otherwise. */
-export const LEGACY_TOKEN_FILE = '.plant-store/tokens.json';
 /** How long a server trusts a managed token it looked up, unless PLANT_STORE_TOKEN_CACHE_SECONDS says otherwise. */
 export const DEFAULT_TOKEN_CACHE_SECONDS = 5;
 
@@ -54,7 +51,3 @@ export function parseStaticTokens(text: string | undefined): StaticToken[] {
     return { token, tenant: tenant as string, scopes: [...new Set(scopes)] };
   });
 }
-
-/** Reads PLANT_STORE_TOKEN_CACHE_SECONDS: 1 to 60, the bound on how late a revocation takes effect. */
-export const parseTokenCacheSeconds = (text: string | undefined): number =>
-  parseInteger('PLANT_STORE_TOKEN_CACHE_SECONDS', text, DEFAULT_TOKEN_CACHE_SECONDS, 1, 60);

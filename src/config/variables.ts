@@ -35,8 +35,6 @@ export const VARIABLES: readonly Variable[] = [
   },
   { name: 'PLANT_STORE_MAX_PLANTS_PER_TENANT', default: '1000000' },
   { name: 'PLANT_STORE_TOKENS', secret: true },
-  { name: 'PLANT_STORE_TOKEN_FILE', default: '.plant-store/tokens.json' },
-  { name: 'PLANT_STORE_WEBHOOK_FILE', default: '.plant-store/webhooks.json' },
   { name: 'PLANT_STORE_TOKEN_CACHE_SECONDS', default: '5' },
   { name: 'PLANT_STORE_RATE_LIMIT', default: '0' },
   { name: 'PLANT_STORE_AUTH_FAILURE_LIMIT', default: '10' },
@@ -79,7 +77,7 @@ export const VARIABLES: readonly Variable[] = [
 ];
 
 /** A URL's password replaced by `***`: what may be shown of a secret URL. */
-export const withoutPassword = (url: string): string =>
+const withoutPassword = (url: string): string =>
   url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/@:]*:)[^/@]*@/i, '$1***@');
 
 /** How `plant-store config` shows a value: secrets as `set` (a URL without its password). */

@@ -24,7 +24,7 @@ import {
   type StorageOptions,
 } from '../../src/config/index.js';
 import { TYPES } from '../../src/composition/identifiers.js';
-import { OWN_PARTS } from '../../src/composition/storage-module.js';
+import { OWN_PARTS } from '../../src/composition/modules.js';
 import { buildContainer, resolveService, type Service } from '../../src/composition/container.js';
 import type { Scope } from '../../src/domain/caller.js';
 import type { PlantStore } from '../../src/ports/plant-store.js';

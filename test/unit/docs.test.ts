@@ -64,7 +64,7 @@ function variablesRead(): string[] {
   );
   for (const path of files) {
     const text = read(`src/${path}`);
-    for (const [, name] of text.matchAll(/\benv(?:\.|\[')([A-Z][A-Z0-9_]*)/g)) names.add(name!);
+    for (const [, name] of text.matchAll(/\benv(?:\.|\['|, ')([A-Z][A-Z0-9_]*)/g)) names.add(name!);
     if (path.startsWith('config/')) {
       for (const [, name] of text.matchAll(/'(PLANT_STORE_[A-Z0-9_]*[A-Z0-9])'/g)) names.add(name!);
     }

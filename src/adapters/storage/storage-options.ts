@@ -35,7 +35,7 @@ export interface StorageDeps {
   signal?: AbortSignal;
   /** Where the technology reports losing and regaining its server (absent: reporters that log). */
   outages?: OutageReporters;
-  /** Where a line for the operator goes (a legacy file taken in); absent: the logger's warn. */
+  /** Where a line for the operator goes (the stock LMDB addon's warning); absent: the logger's warn. */
   notice?: (line: string) => void;
   /**
    * Told when the store's lock file can no longer be used while it is open (deleted, replaced,

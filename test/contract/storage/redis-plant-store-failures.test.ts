@@ -41,7 +41,7 @@ async function untilAnswering(store: PlantStore, ms = 5000): Promise<void> {
       return await store.ping();
     } catch (error) {
       if (Date.now() > deadline) throw error;
-      await sleep(50);
+      await sleep(50); // a poll's interval: a real server's restart is the subject
     }
   }
 }
@@ -150,6 +150,7 @@ describe('RedisPlantStore on a failing Redis', function () {
     const deletes = ids.filter((id) => id % 3n === 0n).map((id) => store.delete(tenant, id));
     const settled = Promise.allSettled([...inserts, ...deletes]);
     const kill = admin.call('CLIENT', 'KILL', 'TYPE', 'normal');
+    // A real server paused while the burst is queued: its timing is the subject.
     await sleep(100);
     server.resume();
     await kill;
@@ -179,7 +180,8 @@ describe('RedisPlantStore on a failing Redis', function () {
     try {
       await store.insert(tenant, { id: 1n, name: 'before' });
       await server.stop();
-      // Long enough for several refused reconnections (50, 100, 150 ms apart).
+      // Long enough for several refused reconnections (50, 100, 150 ms apart): a real server's
+      // absence is the subject, and the client's retries are not observable from outside.
       await sleep(400);
       await server.start();
       await untilAnswering(store);
@@ -363,7 +365,7 @@ describe('RedisPlantStore on a Redis Cluster losing a master', function () {
         )) === false
       ) {
         if (Date.now() > deadline) expect.fail(`tenant ${tenant} was not served again`);
-        await sleep(100);
+        await sleep(100); // a poll's interval, until the real node is back
       }
     }
   });

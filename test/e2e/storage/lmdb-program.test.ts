@@ -474,35 +474,6 @@ describe('The default storage (lmdb) under the real program', function () {
     }
   });
 
-  it("when an earlier version's token file is there, then the first command takes it in and says so once, and a server then accepts its token", async () => {
-    const { id, token } = mintToken();
-    const tokenFile = join(directory, 'tokens.json');
-    const row = {
-      id,
-      name: 'old',
-      tenant: TENANT,
-      scopes: ['plants:write'],
-      digest: tokenDigest(token),
-      createdAt: '2025-01-01T00:00:00.000Z',
-    };
-    writeFileSync(tokenFile, JSON.stringify({ version: 1, tokens: [row] }, null, 2), {
-      mode: 0o600,
-    });
-    const env = { PLANT_STORE_DATA_DIR: dataDir, PLANT_STORE_TOKEN_FILE: tokenFile };
-
-    const listed = await runProgram([...CLI, 'tokens', 'list', '--json'], env);
-
-    expect(listed.code, listed.stderr).to.equal(0);
-    expect(listed.stderr).to.equal(
-      `plant-store: took 1 managed tokens from ${tokenFile} into the storage; the file is renamed ${tokenFile}.imported and no longer read\n`,
-    );
-    expect((JSON.parse(listed.stdout) as { id: string }[]).map((t) => t.id)).to.deep.equal([id]);
-    expect(existsSync(tokenFile)).to.equal(false);
-    service = await startService(env, [...CLI, 'serve']);
-    expect(service.output()).to.not.include('took 1 managed tokens');
-    expect(await create(service.port, 1, token)).to.equal(200);
-  });
-
   it('when `npm start` with no token restarts on its directory, then its plants and its development token are still there', async () => {
     const first = await startService({ PLANT_STORE_DATA_DIR: dataDir });
     service = first;

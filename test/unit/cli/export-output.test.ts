@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { openExportOutput, refuseDataDirOutput } from '../../../src/cli/export-output.js';
-import { UsageError } from '../../../src/cli/exit-codes.js';
+import { UsageError } from '../../../src/cli/command.js';
 import { rejection } from '../../support/rejection.js';
 
 describe('openExportOutput (src/cli/export-output.ts)', () => {

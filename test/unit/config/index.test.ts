@@ -35,7 +35,6 @@ describe('loadConfig', () => {
       staticTokens: [],
       logLevel: 'info',
       rateLimit: 0,
-      legacyFiles: { tokens: '.plant-store/tokens.json', webhooks: '.plant-store/webhooks.json' },
       tokenCacheSeconds: 5,
       http: { ...DEFAULT_HTTP_LIMITS, maxConnections: defaultMaxConnections() },
       authFailureLimit: 10,
@@ -80,7 +79,6 @@ describe('loadConfig', () => {
       PLANT_STORE_JWT_ALGORITHMS: 'ES256,EdDSA',
       PLANT_STORE_JWT_TENANT_CLAIM: 'org',
       PLANT_STORE_JWT_CLOCK_TOLERANCE: '5',
-      PLANT_STORE_TOKEN_FILE: '/var/lib/plant-store/tokens.json',
       PLANT_STORE_TOKEN_CACHE_SECONDS: '1',
     });
     expect(config.jwt).to.deep.equal({
@@ -90,10 +88,6 @@ describe('loadConfig', () => {
       algorithms: ['ES256', 'EdDSA'],
       tenantClaim: 'org',
       clockToleranceSeconds: 5,
-    });
-    expect(config.legacyFiles).to.deep.equal({
-      tokens: '/var/lib/plant-store/tokens.json',
-      webhooks: '/var/lib/plant-store/webhooks.json',
     });
     expect(config.tokenCacheSeconds).to.equal(1);
   });

@@ -1,11 +1,10 @@
+// `backup` and `check`: the embedded store's own commands, run as `export` and `import` are.
 import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../config/index.js';
-import { EXIT, UsageError } from './exit-codes.js';
 import { refuseDataDirOutput } from './export-output.js';
-import { parseOptions } from './parse-options.js';
-import { sharedStorageConfig } from './shared-storage.js';
 import { refuseDamaged, type exportCommand } from './transfer-commands.js';
+import { EXIT, parseOptions, sharedStorageConfig, UsageError } from './command.js';
 
 /** The embedded store's file, as a data directory holds it. */
 const DATA_FILE = 'plants.mdb';
@@ -81,7 +80,13 @@ async function writeCopy(
   }
 }
 
-/** `plant-store backup`, as `export` and `import` are run (run-cli.ts's TRANSFERS). */
+/** The configuration, refused (`refusal`) unless the storage is the embedded store. */
+function lmdbConfig(env: NodeJS.ProcessEnv, refusal: (kind: string) => string) {
+  const config = sharedStorageConfig(env, 'plants');
+  if (config.storage.kind !== 'lmdb') throw new ConfigError(refusal(config.storage.kind));
+  return { ...config, storage: config.storage };
+}
+
 export const backupCommand = async (
   ...[args, env, io, open]: Parameters<typeof exportCommand>
 ): Promise<number> => {
@@ -98,20 +103,18 @@ export const backupCommand = async (
       '--output - (stdout) cannot take a backup, which LMDB writes to a file: name a file or a directory (plant-store export writes to stdout)',
     );
   }
-  const config = sharedStorageConfig(env, 'plants');
-  const { kind } = config.storage;
-  if (kind !== 'lmdb') {
-    throw new ConfigError(
+  const config = lmdbConfig(
+    env,
+    (kind) =>
       `backup copies the embedded store (lmdb) only; back PLANT_STORE_STORAGE=${kind} up with ${OWN_TOOLS[kind] ?? 'its own tools'}, or use plant-store export`,
-    );
-  }
+  );
   await refuseDataDirOutput(values.output, config.storage.dataDir);
   const file = await backupFile(values.output);
   const started = performance.now();
   const store = await open(config);
   let bytes: number;
   try {
-    if (store.backup === undefined) throw new ConfigError(`the ${kind} storage has no backup`);
+    if (store.backup === undefined) throw new ConfigError('the lmdb storage has no backup');
     // A copy of damaged pages is a damaged backup.
     await refuseDamaged(store);
     bytes = await writeCopy(store.backup, file, values.compact === true);
@@ -121,4 +124,42 @@ export const backupCommand = async (
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   io.err(`plant-store: backed up the store to ${file} (${bytes} bytes) in ${seconds} s`);
   return EXIT.ok;
+};
+
+export const CHECK_HELP = `Usage: plant-store check
+
+Reads the whole embedded store (lmdb, the default storage) in one read transaction, while servers
+go on using it, and says what is wrong, one line each: pages LMDB's own checks refuse, plant
+entries it cannot read, tenants whose plants disagree with their counts. export and backup make
+the same check first and refuse a store that fails it. A store that fails: restore a backup or an
+export (docs/operations.md, "Backing up a running instance on the default storage").
+
+Options:
+  -h, --help  show this help
+
+Exit codes: 0 the store is whole, 1 something is wrong (or the storage failed).`;
+
+export const checkCommand = async (
+  ...[args, env, io, open]: Parameters<typeof exportCommand>
+): Promise<number> => {
+  parseOptions({ args, options: {} });
+  const config = lmdbConfig(
+    env,
+    (kind) =>
+      `check reads the embedded store (lmdb) only; PLANT_STORE_STORAGE=${kind} has its own tools`,
+  );
+  const store = await open(config);
+  try {
+    const report = await store.check!();
+    for (const problem of report.problems) io.err(`plant-store: ${problem}`);
+    const found = `${report.plants} plants in ${report.tenants} tenants`;
+    if (report.problems.length > 0) {
+      io.err(`plant-store: ${config.storage.dataDir} is damaged (read ${found})`);
+      return EXIT.failure;
+    }
+    io.err(`plant-store: ${config.storage.dataDir} checked: ${found}, nothing wrong`);
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
 };

@@ -1,0 +1,127 @@
+// The container's default bindings for a configuration: each seam of TYPES (identifiers.ts), and
+// the service's own parts under a private identifier. The token verifier is bound in
+// container.ts, so that the CLI's administration commands, which load this module, load no
+// verifier.
+import { ContainerModule, type ResolutionContext, type ServiceIdentifier } from 'inversify';
+import type { Config } from '../config/index.js';
+import type { OpenedStorage } from '../adapters/limits/limiter-store.js';
+import type { RequestCounts } from '../adapters/http/request-observer.js';
+import { createLogger } from '../adapters/logger.js';
+import { outageReporters, type OutageReporters } from '../adapters/storage/outage-reporter.js';
+import { StartingStorage } from '../adapters/storage/starting-storage.js';
+import { observedStore } from '../adapters/telemetry/observed-store.js';
+import { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
+import { activeTracer } from '../adapters/telemetry/tracing.js';
+import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
+import type { Logger } from '../ports/logger.js';
+import { PLANT_STORE_METHODS, type PlantStore } from '../ports/plant-store.js';
+import { TOKEN_STORE_METHODS, type TokenStore } from '../ports/token-store.js';
+import { TYPES } from './identifiers.js';
+import { openStorage } from './open-storage.js';
+
+/** What the service opens, closes and counts itself: no seam, so not in TYPES. */
+export interface OwnParts {
+  readonly config: Config;
+  /** The configured storage as it opens: its stores answer 503 until it is open. */
+  readonly storage: StartingStorage;
+  /** Where each store reports losing and regaining its server (its adapter and its observer). */
+  readonly outages: OutageReporters;
+  /** Webhook delivery from the storage's outbox, started by `serve` once the storage is open. */
+  readonly delivery: WebhookDelivery;
+  /** Requests in flight, counted by the HTTP app (read at shutdown and by a gauge). */
+  readonly counts: RequestCounts;
+}
+
+export const OWN_PARTS: ServiceIdentifier<OwnParts> = Symbol('plant-store own parts');
+
+/** Metrics when bound, the tracer when registered, and the outage reporter of a store. */
+function observers(
+  context: ResolutionContext,
+  config: Config,
+  store: object,
+  part: 'plants' | 'tokens',
+) {
+  const { storage, outages } = context.get(OWN_PARTS);
+  // A store an embedder bound is labelled `custom`: its technology is not the configured one.
+  const adapter = store === storage[part] ? config.storage.kind : 'custom';
+  const metrics = context.get(TYPES.Metrics, { optional: true });
+  return { adapter, metrics, tracer: activeTracer(), outages: outages[part] };
+}
+
+/**
+ * The logger (pino on stdout at LOG_LEVEL), the clock, metrics (unless PLANT_STORE_METRICS is
+ * off), the storage PLANT_STORE_STORAGE names (a server's driver is loaded only when chosen), its
+ * plant and token stores (whatever is bound to them timed, traced and reported on by
+ * observed-store.ts), what /readyz asks, and who hears of a recorded event (webhook delivery).
+ * Nothing connects until the service is resolved. `notice`: where the opener's lines for the
+ * operator go (default: the logger).
+ */
+export const serviceModule = (
+  config: Config,
+  {
+    counts = { inFlight: 0 },
+    notice,
+    onLockLost,
+  }: {
+    counts?: RequestCounts;
+    notice?: (line: string) => void;
+    onLockLost?: (line: string) => void;
+  },
+): ContainerModule =>
+  new ContainerModule(({ bind, onActivation }) => {
+    bind(TYPES.Logger).toResolvedValue(() => createLogger(config.logLevel));
+    bind(TYPES.Clock).toConstantValue(() => new Date());
+    bind(TYPES.HttpHostOptions).toConstantValue({});
+    if (config.metrics) {
+      bind(TYPES.MetricsOptions).toConstantValue({});
+      bind(TYPES.Metrics).toResolvedValue(
+        (options) => new ServiceMetrics({ inFlight: () => counts.inFlight, ...options }),
+        [TYPES.MetricsOptions],
+      );
+    }
+    bind(TYPES.StorageOpener).toResolvedValue(
+      (logger: Logger) => (signal: AbortSignal, outages: OutageReporters) =>
+        openStorage(config, {
+          ...{ logger, signal, outages },
+          ...(notice && { notice }),
+          ...(onLockLost && { onLockLost }),
+        }),
+      [TYPES.Logger],
+    );
+    bind(OWN_PARTS).toResolvedValue(
+      (
+        logger: Logger,
+        metrics: ServiceMetrics | undefined,
+        open: (signal: AbortSignal, outages: OutageReporters) => Promise<OpenedStorage>,
+      ): OwnParts => {
+        const outages = outageReporters(logger, metrics?.storeEvent);
+        const storage = new StartingStorage((signal) => open(signal, outages));
+        const delivery = new WebhookDelivery(config.webhooks, logger, metrics?.webhooksDropped);
+        return { config, storage, outages, delivery, counts };
+      },
+      [TYPES.Logger, { serviceIdentifier: TYPES.Metrics, optional: true }, TYPES.StorageOpener],
+    );
+    bind(TYPES.PlantStore).toResolvedValue(({ storage }) => storage.plants, [OWN_PARTS]);
+    bind(TYPES.TokenStore).toResolvedValue(({ storage }) => storage.tokens, [OWN_PARTS]);
+    onActivation(TYPES.PlantStore, (context, store: PlantStore) =>
+      observedStore(store, PLANT_STORE_METHODS, observers(context, config, store, 'plants')),
+    );
+    onActivation(TYPES.TokenStore, (context, store: TokenStore) =>
+      observedStore(store, TOKEN_STORE_METHODS, observers(context, config, store, 'tokens')),
+    );
+    // The stores bound (an embedder's too); an embedder rebinds the list to add or drop a check.
+    bind(TYPES.ReadinessChecks).toResolvedValue(
+      (plants, tokens) => [
+        { name: 'plants', ping: () => plants.ping() },
+        { name: 'tokens', ping: () => tokens.ping() },
+      ],
+      [TYPES.PlantStore, TYPES.TokenStore],
+    );
+    bind(TYPES.PlantEvents).toResolvedValue(({ delivery }) => delivery, [OWN_PARTS]);
+  });
+
+/** What the executables do when the store's lock file is lost: one line, then exit 1 (not a signal). */
+export function endProcess(line: string): never {
+  process.stderr.write(`plant-store: ${line}\n`);
+  process.exit(1);
+}
