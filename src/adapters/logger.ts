@@ -5,15 +5,12 @@ import type { Logger } from '../ports/logger.js';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/**
- * Lines are held by pino's destination (sonic-boom) until this many bytes wait, or at most
- * `FLUSH_MS`: one write for many requests instead of one per line (bench/README.md's git history, "The
- * access line"); a line a process writes as it exits is flushed then.
- */
-const BUFFER_BYTES = 4096;
-const FLUSH_MS = 10;
-/** Held while stdout takes no writes (a full disk, a reader that stopped); lines beyond are dropped. */
+// Lines are held by pino's destination (sonic-boom) until 4 kB wait or at most 10 ms: one write
+// for many requests instead of one per line (bench/README.md's git history, "The access line").
+// While stdout takes no writes (a full disk, a reader that stopped) up to 16 MiB are held, and
+// lines beyond are dropped. The exit's flush waits at most 1 s for a slow pipe.
 const HELD_BYTES = 16 << 20;
+const EXIT_WAIT_MS = 1000;
 
 /** sonic-boom's own fields, which the flush below reads and empties. */
 type Destination = ReturnType<typeof pino.destination> & {
@@ -23,9 +20,6 @@ type Destination = ReturnType<typeof pino.destination> & {
   _bufs: string[];
   _len: number;
 };
-
-/** How long the exit's flush waits for a pipe whose reader is slow (EAGAIN). */
-const EXIT_WAIT_MS = 1000;
 
 /**
  * The destination's flushSync (what pino calls as the process exits): what it holds is written,
@@ -50,28 +44,32 @@ function writeHeld(destination: Destination): void {
   }
 }
 
-/** pino's buffered destination on stdout, flushed on its period and (by pino) as the process exits. */
-function bufferedStdout(): Destination {
-  const destination = pino.destination({
+/**
+ * pino, writing JSON lines to `destination`, or to stdout through a buffer flushed on its period
+ * and (by pino) as the process exits; the Authorization header is never part of what is logged.
+ */
+export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+  const options = {
+    level,
+    base: { service: 'plant-store' },
+    redact: ['req.headers.authorization'],
+  };
+  if (destination !== undefined) return pino(options, destination);
+  const stdout = pino.destination({
     dest: 1,
     sync: false,
-    minLength: BUFFER_BYTES,
-    periodicFlush: FLUSH_MS,
+    minLength: 4096,
+    periodicFlush: 10,
     maxLength: HELD_BYTES,
   }) as Destination;
-  destination.flushSync = () => writeHeld(destination);
-  return destination;
-}
-
-/**
- * A write that fails (a full disk, a closed pipe) is tried again on the next flush, holding at
- * most HELD_BYTES; lines beyond are dropped, and their count logged once stdout writes again.
- * Without a listener, sonic-boom's 'error' was thrown and ended the process.
- */
-function reportDrops(destination: Destination, logger: Logger): void {
+  stdout.flushSync = () => writeHeld(stdout);
+  const logger = pino(options, stdout);
+  // A write that fails (a full disk, a closed pipe) is tried again on the next flush; lines past
+  // HELD_BYTES are dropped, and their count logged once stdout writes again. Without a listener,
+  // sonic-boom's 'error' was thrown and ended the process.
   let dropped = 0;
-  destination.on('error', () => {});
-  destination.on('drop', () => void dropped++);
+  stdout.on('error', () => {});
+  stdout.on('drop', () => void dropped++);
   // Once sonic-boom has let go of what it wrote ('write' comes before): logged at once, the
   // report found the buffer still full and was dropped itself.
   const report = (): void => {
@@ -80,19 +78,6 @@ function reportDrops(destination: Destination, logger: Logger): void {
     dropped = 0;
     logger.warn({ dropped: lines }, 'log lines dropped: stdout took no writes');
   };
-  destination.on('write', () => void (dropped > 0 && process.nextTick(report)));
-}
-
-/**
- * pino, writing JSON lines to stdout (or `destination`); the Authorization header is never part of
- * what is logged.
- */
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
-  const stdout = destination === undefined ? bufferedStdout() : undefined;
-  const logger = pino(
-    { level, base: { service: 'plant-store' }, redact: ['req.headers.authorization'] },
-    destination ?? stdout!,
-  );
-  if (stdout !== undefined) reportDrops(stdout, logger);
+  stdout.on('write', () => void (dropped > 0 && process.nextTick(report)));
   return logger;
 }

@@ -1,5 +1,8 @@
-import type { JwtAlgorithm, JwtConfig } from '../adapters/auth/jwt-token-verifier.js';
-import { parsePublicKey } from '../adapters/auth/public-key.js';
+import {
+  parsePublicKey,
+  type JwtAlgorithm,
+  type JwtConfig,
+} from '../adapters/auth/jwt-token-verifier.js';
 import { ConfigError } from '../adapters/config-error.js';
 import { parseInteger, parseList } from './parse.js';
 

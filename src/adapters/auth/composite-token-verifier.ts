@@ -35,24 +35,16 @@ export class CompositeTokenVerifier implements TokenVerifier {
 
   async verify(token: string): Promise<Caller | undefined> {
     const caller = await this.parts.static.verify(token);
-    if (caller !== undefined) {
-      this.observe('static', 'accepted');
-      return caller;
-    }
-    if (token.startsWith(MANAGED_TOKEN_PREFIX))
-      return this.counted('managed', this.parts.managed, token);
-    if (JWT_SHAPE.test(token)) return this.counted('jwt', this.parts.jwt, token);
-    this.observe('static', 'refused');
-    return undefined;
+    if (caller !== undefined) this.observe('static', 'accepted');
+    else if (token.startsWith(MANAGED_TOKEN_PREFIX)) return this.counted('managed', token);
+    else if (JWT_SHAPE.test(token)) return this.counted('jwt', token);
+    else this.observe('static', 'refused');
+    return caller;
   }
 
-  private async counted(
-    kind: 'managed' | 'jwt',
-    verifier: TokenVerifier | undefined,
-    token: string,
-  ): Promise<Caller | undefined> {
+  private async counted(kind: 'managed' | 'jwt', token: string): Promise<Caller | undefined> {
     try {
-      const caller = await verifier?.verify(token);
+      const caller = await this.parts[kind]?.verify(token);
       this.observe(kind, caller === undefined ? 'refused' : 'accepted');
       return caller;
     } catch (error) {

@@ -1,4 +1,4 @@
-import type { KeyObject } from 'node:crypto';
+import { createPublicKey, type KeyObject } from 'node:crypto';
 import {
   createRemoteJWKSet,
   customFetch,
@@ -12,8 +12,6 @@ import { PlantError } from '../../domain/errors.js';
 import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { boundedFetch } from './bounded-fetch.js';
-import { parsePublicKey } from './public-key.js';
 
 /** Asymmetric signature algorithms only: never `none`, never HMAC (which a public key could forge). */
 export type JwtAlgorithm =
@@ -29,25 +27,17 @@ export interface JwtConfig {
   clockToleranceSeconds: number;
 }
 
-/** How often an unknown `kid` may trigger a JWKS refetch, and how long fetched keys are kept. */
-export const JWKS_COOLDOWN_MS = 30_000;
-export const JWKS_MAX_AGE_MS = 10 * 60_000;
-export const JWKS_TIMEOUT_MS = 5_000;
+// jose's key set: an unknown `kid` refetches at most every 30 s, keys are kept 10 min, a fetch
+// waits 5 s. After a failed fetch, JWTs answer unavailable for JWKS_RETRY_MS without another
+// (the 503's Retry-After is 1 s): a provider that is down is asked once a second, not a request.
+const JWKS_COOLDOWN_MS = 30_000;
+const JWKS_RETRY_MS = 1000;
 /** The largest key set read (1 MiB; providers serve a few kB): larger is a provider outage. */
 export const JWKS_MAX_BYTES = 1024 * 1024;
-/**
- * After a key set could not be fetched, JWTs are answered unavailable for this long without
- * another fetch (the 503's Retry-After is 1 s): a provider that is down is asked once a second,
- * not once a request.
- */
-export const JWKS_RETRY_MS = 1000;
 
 export interface JwtTokenVerifierOptions {
-  /** Overrides JWKS_COOLDOWN_MS (tests rotate keys faster). */
+  /** Overrides the JWKS cooldown and retry times (tests). */
   cooldownMs?: number;
-  /** Overrides JWKS_MAX_BYTES. */
-  maxBytes?: number;
-  /** Overrides JWKS_RETRY_MS. */
   retryMs?: number;
   logger?: Logger;
 }
@@ -64,6 +54,56 @@ const TOKEN_FAULTS = new Set([
 /** The fetch not tried: the last one failed less than JWKS_RETRY_MS ago. */
 class NotRetriedYet extends Error {}
 
+/** Reads a PEM SPKI public key or a public JWK (JSON); throws on anything else, private keys included. */
+export function parsePublicKey(text: string): KeyObject {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{')) {
+    const jwk = JSON.parse(trimmed) as Record<string, unknown>;
+    if ('d' in jwk || jwk.kty === 'oct') throw new Error('a private or symmetric JWK');
+    return createPublicKey({ key: jwk as never, format: 'jwk' });
+  }
+  if (!trimmed.includes('-----BEGIN PUBLIC KEY-----')) throw new Error('no PEM public key');
+  return createPublicKey(trimmed);
+}
+
+/** A body past its bound: the connection was cut there, and nothing of it is kept. */
+export class BodyTooLarge extends Error {}
+
+type Fetch = (url: string, init: RequestInit & { signal?: AbortSignal }) => Promise<Response>;
+
+/**
+ * `fetch` whose 200 answer is read into memory up to `limit` bytes: a larger one (by its
+ * Content-Length, or once more has arrived) is refused with BodyTooLarge and its connection cut,
+ * so that a server sending gigabytes costs no more than `limit`. `onBody` hears of each body read
+ * whole. Other statuses come back without their body.
+ */
+export function boundedFetch(limit: number, onBody?: () => void): Fetch {
+  return async (url, init) => {
+    const cut = new AbortController();
+    const signal = init.signal ? AbortSignal.any([init.signal, cut.signal]) : cut.signal;
+    const response = await fetch(url, { ...init, signal });
+    const { status, statusText, headers } = response;
+    const refuse = (): BodyTooLarge => {
+      cut.abort();
+      return new BodyTooLarge(`the answer of ${url} is larger than ${limit} bytes`);
+    };
+    if (status !== 200 || response.body === null) {
+      cut.abort();
+      return new Response(null, { status, statusText, headers });
+    }
+    if (Number(headers.get('content-length')) > limit) throw refuse();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += chunk.byteLength;
+      if (size > limit) throw refuse();
+      chunks.push(chunk);
+    }
+    onBody?.();
+    return new Response(Buffer.concat(chunks), { status, statusText, headers });
+  };
+}
+
 function scopesOf(payload: JWTPayload): Scope[] {
   const raw = payload.scope !== undefined ? payload.scope : payload.scp;
   const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
@@ -78,81 +118,75 @@ function scopesOf(payload: JWTPayload): Scope[] {
  * and so does every JWT needing it for JWKS_RETRY_MS after, without another fetch.
  */
 export class JwtTokenVerifier implements TokenVerifier {
-  private readonly key: JWTVerifyGetKey | KeyObject;
+  private readonly key: JWTVerifyGetKey;
 
   constructor(
     private readonly config: JwtConfig,
     private readonly options: JwtTokenVerifierOptions = {},
   ) {
     if (config.keys.kind === 'public-key') {
-      this.key = parsePublicKey(config.keys.key);
-    } else {
-      // Key sets read whole: since the last outage began, or ever.
-      let fetched = 0;
-      let outage: { fetched: number } | undefined;
-      // Until then no fetch is tried (jose would try one for every JWT while the set is missing).
-      let retryAt = 0;
-      const bounded = boundedFetch(options.maxBytes ?? JWKS_MAX_BYTES, () => fetched++);
-      const remote = createRemoteJWKSet(new URL(config.keys.url), {
-        cooldownDuration: options.cooldownMs ?? JWKS_COOLDOWN_MS,
-        cacheMaxAge: JWKS_MAX_AGE_MS,
-        timeoutDuration: JWKS_TIMEOUT_MS,
-        [customFetch]: (url: string, init: Parameters<typeof bounded>[1]) =>
-          Date.now() < retryAt
-            ? Promise.reject(new NotRetriedYet('the last fetch of the JWKS failed moments ago'))
-            : bounded(url, init),
-      });
-      this.key = async (header, token) => {
-        let key: Awaited<ReturnType<typeof remote>>;
-        try {
-          key = await remote(header, token);
-        } catch (error) {
-          if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw error;
-          if (!(error instanceof NotRetriedYet))
-            retryAt = Date.now() + (options.retryMs ?? JWKS_RETRY_MS);
-          // Once per outage, as the stores report theirs: every JWT fails the same way meanwhile.
-          if (outage === undefined) {
-            outage = { fetched };
-            options.logger?.warn(
-              { reason: (error as Error).message },
-              'the JWKS could not be fetched',
-            );
-          }
-          throw new PlantError(
-            'token-verification-unavailable',
-            "the token issuer's keys are unavailable",
-          );
-        }
+      const key = parsePublicKey(config.keys.key);
+      this.key = () => key;
+      return;
+    }
+    const { logger, retryMs = JWKS_RETRY_MS } = options;
+    // Key sets read whole: since the last outage began, or ever.
+    let fetched = 0;
+    let outage: { fetched: number } | undefined;
+    // Until then no fetch is tried (jose would try one for every JWT while the set is missing).
+    let retryAt = 0;
+    const bounded = boundedFetch(JWKS_MAX_BYTES, () => fetched++);
+    const remote = createRemoteJWKSet(new URL(config.keys.url), {
+      cooldownDuration: options.cooldownMs ?? JWKS_COOLDOWN_MS,
+      cacheMaxAge: 10 * 60_000,
+      timeoutDuration: 5_000,
+      [customFetch]: (url: string, init: Parameters<typeof bounded>[1]) =>
+        Date.now() < retryAt
+          ? Promise.reject(new NotRetriedYet('the last fetch of the JWKS failed moments ago'))
+          : bounded(url, init),
+    });
+    this.key = async (header, token) => {
+      try {
+        const key = await remote(header, token);
         // Over once a key set was read again (keys already held answer meanwhile too).
         if (outage !== undefined && fetched > outage.fetched) {
           outage = undefined;
-          options.logger?.info({}, 'the JWKS can be fetched again');
+          logger?.info({}, 'the JWKS can be fetched again');
         }
         return key;
-      };
-    }
+      } catch (error) {
+        if (error instanceof errors.JOSEError && TOKEN_FAULTS.has(error.code)) throw error;
+        if (!(error instanceof NotRetriedYet)) retryAt = Date.now() + retryMs;
+        // Once per outage, as the stores report theirs: every JWT fails the same way meanwhile.
+        if (outage === undefined) {
+          outage = { fetched };
+          logger?.warn({ reason: (error as Error).message }, 'the JWKS could not be fetched');
+        }
+        throw new PlantError(
+          'token-verification-unavailable',
+          "the token issuer's keys are unavailable",
+        );
+      }
+    };
   }
 
   async verify(token: string): Promise<Caller | undefined> {
+    const { issuer, audience, algorithms, clockToleranceSeconds, tenantClaim } = this.config;
     let payload: JWTPayload;
     try {
-      const checks = {
-        issuer: this.config.issuer,
-        audience: this.config.audience,
-        algorithms: this.config.algorithms,
-        clockTolerance: this.config.clockToleranceSeconds,
+      ({ payload } = await jwtVerify(token, this.key, {
+        issuer,
+        audience,
+        algorithms,
+        clockTolerance: clockToleranceSeconds,
         requiredClaims: ['exp'],
-      };
-      ({ payload } =
-        typeof this.key === 'function'
-          ? await jwtVerify(token, this.key, checks)
-          : await jwtVerify(token, this.key, checks));
+      }));
     } catch (error) {
       if (error instanceof PlantError) throw error;
       this.options.logger?.debug({ reason: (error as Error).name }, 'JWT refused');
       return undefined;
     }
-    const tenant = payload[this.config.tenantClaim];
+    const tenant = payload[tenantClaim];
     // The same rule as static and managed tokens: a claim is no way around it.
     if (!isTenant(tenant)) {
       this.options.logger?.debug({ reason: 'tenant claim' }, 'JWT refused');

@@ -4,8 +4,38 @@ import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
 import type { TokenStore } from '../../ports/token-store.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { BoundedCache } from './bounded-cache.js';
 import { digestMatches, managedTokenId } from '../../application/token-format.js';
+
+/**
+ * A map whose entries live `ttlMs` and which holds at most `capacity` of them, dropping the
+ * oldest first, so that no stream of distinct keys can grow it.
+ */
+class BoundedCache<V> {
+  private readonly entries = new Map<string, { value: V; expires: number }>();
+
+  constructor(
+    private readonly capacity: number,
+    private readonly ttlMs: number,
+    private readonly now: () => number,
+  ) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.expires > this.now()) return entry?.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, expires: this.now() + this.ttlMs });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
 
 /** Tokens (and, separately, unknown ids) remembered per process. */
 const TOKEN_CACHE_CAPACITY = 10_000;
@@ -61,18 +91,16 @@ export class ManagedTokenVerifier implements TokenVerifier {
     if (this.unknown.get(id) !== undefined) return undefined;
     // Concurrent requests with one token share one store round trip.
     let fetching = this.pending.get(id);
-    if (fetching === undefined) {
-      fetching = this.store
-        .find(id)
-        .then((record) => this.usable(record))
-        .finally(() => this.pending.delete(id));
-      this.pending.set(id, fetching);
-      const record = await fetching;
-      if (record === undefined) this.unknown.set(id, true);
-      else this.known.set(id, record);
-      return record;
-    }
-    return fetching;
+    if (fetching !== undefined) return fetching;
+    fetching = this.store
+      .find(id)
+      .then((record) => this.usable(record))
+      .finally(() => this.pending.delete(id));
+    this.pending.set(id, fetching);
+    const record = await fetching;
+    if (record === undefined) this.unknown.set(id, true);
+    else this.known.set(id, record);
+    return record;
   }
 
   /** Tokens are checked when issued; a record edited in the store since is refused, not trusted. */

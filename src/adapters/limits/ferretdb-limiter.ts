@@ -5,15 +5,12 @@ import { MONGO_LIMITS_COLLECTION } from './limiter-store.js';
 
 /** One unit used: the n-th of its key and window, a document of its own. */
 interface UnitDocument {
-  /** `"<unit>"#<window>#<n>`: unique (the collection's index), so each n is taken once. */
+  /** `"<unit>"#<window>#<n>`: unique (the collection's index). */
   key: string;
   unit: string;
   window: number;
   expire: Date;
 }
-
-/** Ended windows are deleted at most this often per process. */
-const SWEEP_MS = 1000;
 
 /**
  * Fixed windows counted on FerretDB v1, which applies every update as a read and a write of the
@@ -39,7 +36,8 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
     this.units = client.db(database).collection<UnitDocument>(MONGO_LIMITS_COLLECTION);
   }
 
-  // Fields, not the base's accessors (which throw): defined on the instance.
+  // Fields, not the base's accessors (which throw): defined on the instance. Penalty, reward and
+  // set are not supported: the base's throw.
   override readonly keyPrefix: string;
   override blockDuration = 0;
   override execEvenly = false;
@@ -67,16 +65,6 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
     return used === 0 ? null : this.result(used, expire);
   }
 
-  override penalty(): Promise<RateLimiterRes> {
-    return Promise.reject(new Error('penalty is not supported'));
-  }
-  override reward(): Promise<RateLimiterRes> {
-    return Promise.reject(new Error('reward is not supported'));
-  }
-  override set(): Promise<RateLimiterRes> {
-    return Promise.reject(new Error('set is not supported'));
-  }
-
   private window(key: string | number) {
     const ms = this.options.duration * 1000;
     const window = Math.floor(Date.now() / ms);
@@ -95,7 +83,7 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
   /** Deletes ended windows' units, in the background; a failure waits for the next sweep. */
   private sweep(): void {
     const now = Date.now();
-    if (now - this.swept < SWEEP_MS) return;
+    if (now - this.swept < 1000) return;
     this.swept = now;
     this.units
       .deleteMany({ unit: { $exists: true }, expire: { $lte: new Date(now) } })

@@ -10,8 +10,6 @@ import { FerretDbLimiter } from './ferretdb-limiter.js';
 import { MONGO_LIMITS_COLLECTION, type LimiterStore } from './limiter-store.js';
 import { RateLimiterLmdb } from './rate-limiter-lmdb.js';
 
-/** The window every limit counts in: `points` a second. */
-const WINDOW_SECONDS = 1;
 /** A MongoDB that has not answered a decision within this is treated as down for it. */
 const MONGO_DEADLINE_MS = 500;
 /** Keys refused at once are swept of expired entries past this many (each lasts one window). */
@@ -43,21 +41,19 @@ class Insurance extends RateLimiterMemory {
   ) {
     super(options);
   }
-  override consume(...args: Parameters<RateLimiterMemory['consume']>): Promise<RateLimiterRes> {
+  override consume(...args: Parameters<RateLimiterMemory['consume']>) {
     this.used();
     return super.consume(...args);
   }
-  override get(...args: Parameters<RateLimiterMemory['get']>): Promise<RateLimiterRes | null> {
+  override get(...args: Parameters<RateLimiterMemory['get']>) {
     this.used();
     return super.get(...args);
   }
 }
 
-type Limiter = Pick<RateLimiterMemory, 'consume' | 'get'>;
-
 /**
  * `points` units a second per key (fixed one-second windows) through rate-limiter-flexible: on the
- * storage's Redis (Cluster too: every command touches one key) or MongoDB when it lends its
+ * storage's Redis (Cluster too: every command touches one key), MongoDB or LMDB when it lends its
  * connection, so that every process on that store shares one count; else in this process. A
  * store that fails or does not answer in time (Redis: its client's command timeout; MongoDB:
  * 0.5 s) hands the decision to an in-process limiter (the library's insurance), which the watch
@@ -65,7 +61,7 @@ type Limiter = Pick<RateLimiterMemory, 'consume' | 'get'>;
  */
 export class KeyedLimiter {
   readonly points: number;
-  private limiter: Limiter;
+  private limiter: Pick<RateLimiterMemory, 'consume' | 'get'>;
   private readonly name: string;
   private readonly watch: LimiterWatch | undefined;
   // Keys refused until a time, in ms. rate-limiter-flexible's inMemoryBlockOnConsumed does this
@@ -79,22 +75,14 @@ export class KeyedLimiter {
     this.name = name;
     this.points = points;
     this.watch = watch;
-    const options = { points, duration: WINDOW_SECONDS, keyPrefix: name };
+    const options = { points, duration: 1, keyPrefix: name };
     this.limiter = new RateLimiterMemory(options);
-    if (store === undefined) return;
-    if (!(store instanceof Promise)) {
-      this.use(store, options);
-      return;
-    }
-    store.then(
-      (opened) => this.use(opened, options),
-      // A storage that never opens leaves the limits in process, as the memory storage has them.
-      () => {},
-    );
-  }
-
-  private use(store: LimiterStore, options: IRateLimiterOptions): void {
-    if (store.kind !== 'memory') this.limiter = this.shared(store, options);
+    const use = (opened: LimiterStore) => {
+      if (opened.kind !== 'memory') this.limiter = this.shared(opened, options);
+    };
+    // A storage that never opens leaves the limits in process, as the memory storage has them.
+    if (store instanceof Promise) store.then(use, () => {});
+    else if (store !== undefined) use(store);
   }
 
   /** The ms `key` is refused for, from what this process knows without asking (0: not refused). */
@@ -151,7 +139,10 @@ export class KeyedLimiter {
     });
   }
 
-  private shared(store: Exclude<LimiterStore, { kind: 'memory' }>, options: IRateLimiterOptions) {
+  private shared(
+    store: Exclude<LimiterStore, { kind: 'memory' }>,
+    options: { points: number; duration: number; keyPrefix: string },
+  ) {
     const insuranceLimiter = new Insurance(options, () => {
       this.fallbacks++;
       this.watch?.fallback(this.name, !this.degraded);
@@ -174,11 +165,7 @@ export class KeyedLimiter {
       return new RateLimiterLmdb({ ...options, counts: store.counts, insuranceLimiter });
     }
     const limiter = store.ferretdb
-      ? new FerretDbLimiter(store.client, store.database, {
-          keyPrefix: this.name,
-          points: options.points,
-          duration: options.duration,
-        })
+      ? new FerretDbLimiter(store.client, store.database, options)
       : new RateLimiterMongo({
           ...options,
           storeClient: store.client,

@@ -2,31 +2,22 @@ import type { Cluster, Redis } from 'ioredis';
 import type { MongoClient } from 'mongodb';
 import type { Storage } from '../../ports/storage.js';
 
-/**
- * Where the keyed limiters count: in this process, or on the connection the storage opened
- * (Redis or Redis Cluster, MongoDB, the embedded store's directory), so that every process on that store enforces one limit.
- */
+/** Where the keyed limiters count: in this process, or on the connection the storage lends. */
 export type LimiterStore =
   | { readonly kind: 'memory' }
   /** Keys go under `prefix`, the storage's own. */
   | { readonly kind: 'redis'; readonly client: Redis | Cluster; readonly prefix: string }
-  /**
-   * Counts go to the collection `limits` of `database` (indexed when the storage opened it), one
-   * document per unit used on FerretDB (`ferretdb`), whose updates are not atomic.
-   */
+  /** Counts go to `database`'s `limits` (indexed by the storage); on FerretDB a unit a document. */
   | {
       readonly kind: 'mongodb';
       readonly client: MongoClient;
       readonly database: string;
       readonly ferretdb?: boolean;
     }
-  /** Counts go to an LMDB environment of their own that every process on the data directory opens. */
+  /** Counts go to an LMDB environment of their own, which every process on the directory opens. */
   | { readonly kind: 'lmdb'; readonly counts: CountsDatabase };
 
-/**
- * What the limits use of the lmdb-js database they count in (its root database fits); written
- * here so that the package's declarations never load lmdb-js's own, which strict consumers refuse.
- */
+/** What the limits use of lmdb-js (here, so that our declarations never load its own, which strict consumers refuse). */
 export interface CountsDatabase {
   get(key: string): unknown;
   put(key: string, value: unknown): unknown;

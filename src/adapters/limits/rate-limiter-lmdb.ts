@@ -6,8 +6,7 @@ import {
 } from 'rate-limiter-flexible';
 import type { CountsDatabase } from './limiter-store.js';
 
-// The base of the library's store limiters: typed by its declarations, but not exported by its
-// index, so it is loaded from its file.
+// The base of the library's store limiters: typed, but not exported by its index.
 const RateLimiterStoreAbstract = createRequire(import.meta.url)(
   'rate-limiter-flexible/lib/RateLimiterStoreAbstract.js',
 ) as typeof StoreAbstract;
@@ -29,9 +28,8 @@ const handled = (error: unknown): never => {
 
 /**
  * rate-limiter-flexible's store limiter on an LMDB environment: each count is read and written in
- * one write transaction, which LMDB holds for every process on the environment, so that the
- * processes of one machine count together. The environment is opened without flushing: counts
- * last one window, and a crash losing some loses nothing that matters.
+ * one write transaction, which LMDB holds for every process on it, so that the processes of one
+ * machine count together. Opened without flushing: counts last one window.
  */
 export class RateLimiterLmdb extends RateLimiterStoreAbstract {
   private readonly counts: CountsDatabase;

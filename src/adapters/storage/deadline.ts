@@ -3,31 +3,22 @@ import { PlantError } from '../../domain/errors.js';
 /** The longest a store operation may take before it answers storage-unavailable. */
 export const OPERATION_DEADLINE_MS = 2000;
 
-/** The domain's outage error; driver text never reaches a caller. */
-const storageUnavailable = (): PlantError =>
-  new PlantError('storage-unavailable', 'storage is unavailable');
-
-/** The domain's "answers, but takes no writes" error; driver text never reaches a caller. */
-const refusesWrites = (): PlantError =>
-  new PlantError(
-    'storage-refuses-writes',
-    'storage takes no writes now (out of memory or disk, or read-only); nothing was written',
-  );
-
 /**
  * Settles as the store call does, but rejects with storage-unavailable once the deadline passes,
  * whatever the client does; errors that `isOutage` recognises become storage-unavailable too,
- * those that `isRefusal` recognises storage-refuses-writes, and the rest propagate.
+ * those that `isRefusal` recognises storage-refuses-writes, and the rest propagate. Driver text
+ * never reaches a caller.
  */
 export function withinDeadline<T>(
   work: Promise<T>,
   isOutage: (error: unknown) => boolean,
   isRefusal: (error: unknown) => boolean = () => false,
 ): Promise<T> {
+  const unavailable = () => new PlantError('storage-unavailable', 'storage is unavailable');
   // One promise and one timer per operation, no async frame: every store call passes here. A
   // call that loses to the deadline still settles later; settling again is a no-op.
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(storageUnavailable()), OPERATION_DEADLINE_MS);
+    const timer = setTimeout(() => reject(unavailable()), OPERATION_DEADLINE_MS);
     work.then(
       (value) => {
         clearTimeout(timer);
@@ -35,8 +26,11 @@ export function withinDeadline<T>(
       },
       (error: unknown) => {
         clearTimeout(timer);
-        if (isOutage(error)) reject(storageUnavailable());
-        else reject(isRefusal(error) ? refusesWrites() : error);
+        if (isOutage(error)) return reject(unavailable());
+        if (!isRefusal(error)) return reject(error);
+        const what =
+          'storage takes no writes now (out of memory or disk, or read-only); nothing was written';
+        reject(new PlantError('storage-refuses-writes', what));
       },
     );
   });

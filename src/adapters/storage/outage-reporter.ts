@@ -9,10 +9,9 @@ export type OutageListener = (store: StorePart, event: 'outage' | 'recovery') =>
 const LABEL: Record<StorePart, string> = { plants: 'plant store', tokens: 'token store' };
 
 /**
- * Whether one store can serve, as its adapter and its callers see it: the first failure logs a
- * `warn` and the first success after it an `info`, once each however many calls fail or succeed
- * in between, so that every technology (a lost Redis connection, a MongoDB that stopped answering,
- * a full disk) reports the same two lines.
+ * Whether one store can serve: the first failure logs a `warn` and the first success after it an
+ * `info`, once each however many calls come between, so that every technology (a lost Redis
+ * connection, a MongoDB that stopped answering, a full disk) reports the same two lines.
  */
 export class OutageReporter {
   private since: number | undefined;
@@ -23,31 +22,22 @@ export class OutageReporter {
     private readonly listener?: OutageListener,
   ) {}
 
-  /** Whether an outage is under way (a failure seen, no success since). */
-  get failing(): boolean {
-    return this.since !== undefined;
-  }
-
   /** A call failed because the store cannot serve; `reason` names no secret. */
   failed(reason: string, where?: string): void {
     if (this.since !== undefined) return;
     this.since = Date.now();
-    this.logger?.warn(
-      { store: this.store, ...(where && { storage: where }), reason },
-      `the ${LABEL[this.store]} cannot serve: ${reason}`,
-    );
+    const fields = { store: this.store, ...(where && { storage: where }), reason };
+    this.logger?.warn(fields, `the ${LABEL[this.store]} cannot serve: ${reason}`);
     this.listener?.(this.store, 'outage');
   }
 
   /** A call succeeded: ends an outage under way. */
   recovered(where?: string): void {
     if (this.since === undefined) return;
-    const seconds = (Date.now() - this.since) / 1000;
+    const outageSeconds = (Date.now() - this.since) / 1000;
     this.since = undefined;
-    this.logger?.info(
-      { store: this.store, ...(where && { storage: where }), outageSeconds: seconds },
-      `the ${LABEL[this.store]} serves again`,
-    );
+    const fields = { store: this.store, ...(where && { storage: where }), outageSeconds };
+    this.logger?.info(fields, `the ${LABEL[this.store]} serves again`);
     this.listener?.(this.store, 'recovery');
   }
 }

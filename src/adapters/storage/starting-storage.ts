@@ -5,23 +5,35 @@ import {
   WEBHOOK_SUBSCRIPTIONS_METHODS,
   type WebhookSubscriptions,
 } from '../../ports/webhook-subscriptions.js';
-import { callOn, forwardMethods } from '../forward-methods.js';
 import type { OpenedStorage } from '../limits/limiter-store.js';
 
-/** Forwards each of `methods` to the store `current` finds, or answers "starting" while it finds none. */
-const forward = <T>(methods: readonly (keyof T & string)[], current: () => T | undefined): T =>
-  forwardMethods<T>(methods, (method) => (...args) => {
-    const store = current();
-    return store === undefined
-      ? Promise.reject(new PlantError('storage-unavailable', 'storage is starting'))
-      : callOn(store, method, args);
-  });
+type Method = (...args: unknown[]) => Promise<unknown>;
+
+/**
+ * Each of `methods` (a port's list, src/ports: a method added there is forwarded too) passed to
+ * the store `current` finds, or answering "starting" while it finds none.
+ */
+const forward = <T extends object>(
+  methods: readonly (keyof T & string)[],
+  current: () => T | undefined,
+): T =>
+  Object.fromEntries(
+    methods.map((method) => [
+      method,
+      (...args: unknown[]) => {
+        const store = current();
+        return store === undefined
+          ? Promise.reject(new PlantError('storage-unavailable', 'storage is starting'))
+          : (store[method] as Method).apply(store, args);
+      },
+    ]),
+  ) as T;
 
 /**
  * The storage while its technology opens: its stores answer storage-unavailable until it is open
  * (so /plants answers 503 50301 and /readyz 503), then pass every call to the opened stores. This
  * lets the port open before a slow store does, so that /healthz (liveness) answers while start-up
- * waits. Closing stops a wait still under way. Each store forwards its port's method list.
+ * waits. Closing stops a wait still under way.
  */
 export class StartingStorage {
   /** The opened storage; undefined until then (or for good, when opening failed). */

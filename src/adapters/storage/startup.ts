@@ -18,34 +18,29 @@ export class StorageNotReady extends Error {
   }
 }
 
-export interface WaitOptions {
-  /** Where the store is, as StorageOpenError says it (never credentials), and its variable. */
-  where: string;
-  variable: string;
-  /** The start-up bound (PLANT_STORE_STARTUP_TIMEOUT): after it, the last reason is final. */
-  timeoutMs: number;
-  logger?: Logger | undefined;
-  /** Aborted when the service stops while it waits. */
-  signal?: AbortSignal | undefined;
-}
-
-/** What an attempt gets: the bound (epoch ms), and how to tell a reason it is waiting while it waits. */
-export interface Attempt {
-  deadline: number;
-  waiting(reason: string): void;
-}
-
-const FIRST_DELAY_MS = 100;
-const MAX_DELAY_MS = 2000;
-
 /**
- * Runs `attempt` until it resolves, retrying with backoff while it rejects with StorageNotReady,
- * up to the bound; logs each distinct wait reason once. Rejects at once with any other error, and
- * after the bound with a StorageOpenError that says how long it waited and the last reason.
+ * Runs `attempt` until it resolves, retrying with backoff (0.1 s doubling to 2 s) while it rejects
+ * with StorageNotReady, up to `timeoutMs` (PLANT_STORE_STARTUP_TIMEOUT); logs each distinct wait
+ * reason once. Rejects at once with any other error, and after the bound with a StorageOpenError
+ * naming `where` (never credentials) and `variable`, how long it waited and the last reason.
+ * An attempt gets the bound (epoch ms) and how to tell a reason it waits for while it waits;
+ * `signal` is aborted when the service stops while it waits.
  */
 export async function waitForStorage<T>(
-  attempt: (progress: Attempt) => Promise<T>,
-  { where, variable, timeoutMs, logger, signal }: WaitOptions,
+  attempt: (progress: { deadline: number; waiting(reason: string): void }) => Promise<T>,
+  {
+    where,
+    variable,
+    timeoutMs,
+    logger,
+    signal,
+  }: {
+    where: string;
+    variable: string;
+    timeoutMs: number;
+    logger?: Logger | undefined;
+    signal?: AbortSignal | undefined;
+  },
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   const logged = new Set<string>();
@@ -55,7 +50,7 @@ export async function waitForStorage<T>(
     const waitsUpToSeconds = Math.ceil(remaining(deadline) / 1000);
     logger?.warn({ storage: where, reason, waitsUpToSeconds }, `waiting for ${where}: ${reason}`);
   };
-  for (let delay = FIRST_DELAY_MS; ; delay = Math.min(delay * 2, MAX_DELAY_MS)) {
+  for (let delay = 100; ; delay = Math.min(delay * 2, 2000)) {
     signal?.throwIfAborted();
     try {
       return await attempt({ deadline, waiting });

@@ -1,34 +1,26 @@
 import type { Logger } from '../../ports/logger.js';
 import type { OutageReporters } from './outage-reporter.js';
 
-/**
- * When the embedded store answers a write: `flush`, once its commit is on disk (fsync; the
- * default); `commit-only`, once committed and visible to every process, its flush following in
- * the background, so that a power cut or an OS crash (not a crash of the process) may lose the
- * last answered writes.
- */
-export type LmdbDurability = 'flush' | 'commit-only';
-
-/** What every store enforces; absent values take the stores' documented defaults. */
-export interface StorageLimits {
+/** Where plants and managed tokens live: one technology. */
+export type StorageOptions = {
   /** Plants one tenant may hold; 0 for no quota (default 1,000,000). */
   maxPlantsPerTenant?: number;
-}
-
-/** Where plants and managed tokens live: one technology. */
-export type StorageOptions = StorageLimits &
-  (
-    | {
-        kind: 'memory';
-        /** Creates are refused once the plants' heap passes this percent of what V8 can hold (default 85). */
-        heapLimitPercent?: number;
-      }
-    /** `prefix` goes before every Redis key (the store's default when absent). */
-    | { kind: 'redis'; url: string; prefix?: string }
-    | { kind: 'mongodb'; url: string }
-    /** The embedded store (LMDB) in `dataDir`; see LmdbDurability. */
-    | { kind: 'lmdb'; dataDir: string; durability?: LmdbDurability }
-  );
+} & (
+  | {
+      kind: 'memory';
+      /** Creates are refused once the plants' heap passes this percent of what V8 can hold (default 85). */
+      heapLimitPercent?: number;
+    }
+  /** `prefix` goes before every Redis key (the store's default when absent). */
+  | { kind: 'redis'; url: string; prefix?: string }
+  | { kind: 'mongodb'; url: string }
+  /**
+   * The embedded store (LMDB) in `dataDir`. It answers a write once its commit is on disk
+   * (`flush`, the default), or once committed and visible to every process (`commit-only`), its
+   * flush following: a power cut or an OS crash may then lose the last answered writes.
+   */
+  | { kind: 'lmdb'; dataDir: string; durability?: 'flush' | 'commit-only' }
+);
 
 export type StorageKind = StorageOptions['kind'];
 /** The options of one technology. */

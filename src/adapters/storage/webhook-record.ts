@@ -12,64 +12,51 @@ export type SubscriptionRecord = Record<string, unknown>;
 
 const iso = (date: Date | undefined): string | undefined => date?.toISOString();
 
-export function toRecord(subscription: WebhookSubscription): SubscriptionRecord {
-  const { health } = subscription;
+export function toRecord({ health, ...subscription }: WebhookSubscription): SubscriptionRecord {
+  const { id, tenant, url, secret, events, enabled, createdAt, disabledAt } = subscription;
+  const { failures, failingSince, lastError, lastAttemptAt, lastSuccessAt } = health;
   return {
-    id: subscription.id,
-    tenant: subscription.tenant,
-    url: subscription.url,
-    secret: subscription.secret,
-    events: [...subscription.events],
-    enabled: subscription.enabled,
-    createdAt: iso(subscription.createdAt),
-    disabledAt: iso(subscription.disabledAt),
+    ...{ id, tenant, url, secret, events: [...events], enabled },
+    ...{ createdAt: iso(createdAt), disabledAt: iso(disabledAt) },
     health: {
-      failures: health.failures,
-      failingSince: iso(health.failingSince),
-      lastError: health.lastError,
-      lastAttemptAt: iso(health.lastAttemptAt),
-      lastSuccessAt: iso(health.lastSuccessAt),
+      ...{ failures, failingSince: iso(failingSince), lastError },
+      ...{ lastAttemptAt: iso(lastAttemptAt), lastSuccessAt: iso(lastSuccessAt) },
     },
   };
 }
 
-function date(value: unknown): Date | undefined {
-  if (value === undefined || value === null) return undefined;
-  const parsed = new Date(String(value));
-  if (Number.isNaN(parsed.getTime())) throw new Error('a webhook subscription holds a bad date');
-  return parsed;
-}
-
-function text(value: unknown, what: string): string {
-  if (typeof value !== 'string') throw new Error(`a webhook subscription lacks its ${what}`);
-  return value;
-}
-
 /** The inverse of toRecord; throws on a record this code did not write. */
 export function fromRecord(record: SubscriptionRecord): WebhookSubscription {
+  const date = (value: unknown): Date | undefined => {
+    if (value === undefined || value === null) return undefined;
+    const parsed = new Date(String(value));
+    if (Number.isNaN(parsed.getTime())) throw new Error('a webhook subscription holds a bad date');
+    return parsed;
+  };
+  const text = (what: 'id' | 'tenant' | 'url' | 'secret'): string => {
+    const value = record[what];
+    if (typeof value !== 'string') throw new Error(`a webhook subscription lacks its ${what}`);
+    return value;
+  };
+  // Absent fields stay absent (exact optional properties).
+  const defined = (fields: Record<string, unknown>) =>
+    Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   const raw = (record.health ?? {}) as Record<string, unknown>;
-  const optional = (entries: [string, unknown][]) =>
-    Object.fromEntries(entries.filter(([, value]) => value !== undefined));
   const health = {
     failures: typeof raw.failures === 'number' ? raw.failures : 0,
-    ...optional([
-      ['failingSince', date(raw.failingSince)],
-      ['lastError', typeof raw.lastError === 'string' ? raw.lastError : undefined],
-      ['lastAttemptAt', date(raw.lastAttemptAt)],
-      ['lastSuccessAt', date(raw.lastSuccessAt)],
-    ]),
+    ...defined({
+      failingSince: date(raw.failingSince),
+      lastError: typeof raw.lastError === 'string' ? raw.lastError : undefined,
+      lastAttemptAt: date(raw.lastAttemptAt),
+      lastSuccessAt: date(raw.lastSuccessAt),
+    }),
   } as DeliveryHealth;
-  const events = Array.isArray(record.events) ? record.events.filter(isWebhookEventType) : [];
-  const disabledAt = date(record.disabledAt);
   return {
-    id: text(record.id, 'id'),
-    tenant: text(record.tenant, 'tenant'),
-    url: text(record.url, 'url'),
-    secret: text(record.secret, 'secret'),
-    events,
+    ...{ id: text('id'), tenant: text('tenant'), url: text('url'), secret: text('secret') },
+    events: Array.isArray(record.events) ? record.events.filter(isWebhookEventType) : [],
     enabled: record.enabled === true,
     createdAt: date(record.createdAt) ?? new Date(0),
-    ...(disabledAt && { disabledAt }),
+    ...defined({ disabledAt: date(record.disabledAt) }),
     health,
   };
 }

@@ -14,49 +14,23 @@ const ANSWER = 'plant-store:instance-metrics';
 const GATHER = 'plant-store:worker-series?';
 const SERIES = 'plant-store:worker-series';
 /** How long the primary waits for every worker's series; then the scrapes waiting answer 503. */
-export const GATHER_MS = 3000;
+const GATHER_MS = 3000;
 // A worker's own bound, past the primary's, for a primary that never answers.
 const ASK_MS = GATHER_MS + 1000;
 
 type Series = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
-
-interface Answer {
-  type: typeof ANSWER;
-  id: number;
+/** What goes over IPC: an ask or answer (`id`), a gathering's request or a worker's series (`round`). */
+interface Message {
+  type?: unknown;
+  id?: number;
+  round?: number;
   text?: string;
-  error?: string;
-}
-
-interface WorkerSeries {
-  type: typeof SERIES;
-  round: number;
   series?: Series;
   error?: string;
 }
 
 /** GET /metrics under `serve --workers` when the instance's series could not all be gathered. */
 export class InstanceMetricsUnavailable extends Error {}
-
-const isMessage = (message: unknown, type: string): boolean =>
-  typeof message === 'object' && message !== null && (message as { type?: unknown }).type === type;
-
-/** One gathering, which every scrape asking meanwhile shares. */
-interface Gathering {
-  round: number;
-  waiting: Map<number, Worker>;
-  answers: Series[];
-  promise: Promise<string>;
-  settle: (error?: Error) => void;
-}
-
-export interface GatherOptions {
-  /** The workers to ask: those serving (a starting worker has nothing to say yet). */
-  workers: () => Iterable<Worker>;
-  logger: Logger;
-  /** The primary's own series, added to the workers' (its process metrics). */
-  own?: Registry;
-  waitMs?: number;
-}
 
 /** The primary's process metrics, labelled `worker="primary"`, so that its heap can be watched. */
 export function primaryMetrics(prefix = DEFAULT_METRICS_PREFIX): Registry {
@@ -66,28 +40,32 @@ export function primaryMetrics(prefix = DEFAULT_METRICS_PREFIX): Registry {
 }
 
 /**
- * In the primary: answers each worker's request with every serving worker's metrics, aggregated.
- * A gathering ends when every worker has answered or left, or after `waitMs`: then it is dropped
- * (late answers are ignored), its scrapes fail, and each silent worker is logged once until it
- * answers again. Nothing is kept between gatherings.
+ * In the primary: answers each worker's request with every serving worker's metrics (`workers`:
+ * a starting worker has nothing to say yet) and `own`, aggregated. One gathering at a time, which
+ * every scrape asking meanwhile shares; it ends when every worker has answered or left, or after
+ * `waitMs`: then it is dropped (late answers are ignored), its scrapes fail, and each silent worker
+ * is logged once until it answers again. Nothing is kept between gatherings.
  */
 export function serveInstanceMetrics({
   workers,
   logger,
   own,
   waitMs = GATHER_MS,
-}: GatherOptions): void {
+}: {
+  workers: () => Iterable<Worker>;
+  logger: Logger;
+  own?: Registry;
+  waitMs?: number;
+}): void {
   let rounds = 0;
-  let current: Gathering | undefined;
+  let current:
+    | { round: number; waiting: Map<number, Worker>; answers: Series[]; settle(e?: Error): void }
+    | undefined;
+  let promise: Promise<string> | undefined;
   const silent = new Set<number>();
 
-  const aggregate = async (answers: Series[]): Promise<string> => {
-    if (own !== undefined) answers.push(await own.getMetricsAsJSON());
-    return AggregatorRegistry.aggregate(answers).metrics();
-  };
-
   const gather = (): Promise<string> => {
-    if (current !== undefined) return current.promise;
+    if (promise !== undefined) return promise;
     const round = ++rounds;
     const waiting = new Map<number, Worker>();
     for (const worker of workers()) {
@@ -95,55 +73,53 @@ export function serveInstanceMetrics({
       waiting.set(worker.id, worker);
       worker.send({ type: GATHER, round });
     }
-    let settle!: (error?: Error) => void;
-    const promise = new Promise<string>((resolve, reject) => {
+    const answers: Series[] = [];
+    promise = new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => {
         const late = [...waiting.values()].filter((worker) => !silent.has(worker.id));
         for (const worker of late) silent.add(worker.id);
         if (late.length > 0) {
           logger.warn(
-            {
-              workers: late.map((worker) => worker.id),
-              pids: late.map((worker) => worker.process.pid),
-              waitMs,
-            },
+            { workers: late.map((w) => w.id), pids: late.map((w) => w.process.pid), waitMs },
             'a worker did not send its metrics in time; GET /metrics answers 503 until it does',
           );
         }
         settle(new Error(`${waiting.size} worker(s) did not answer within ${waitMs} ms`));
       }, waitMs);
-      settle = (error) => {
+      const settle = (error?: Error): void => {
         clearTimeout(timer);
-        if (current === gathering) current = undefined;
-        if (error !== undefined) reject(error);
-        else aggregate(gathering.answers).then(resolve, reject);
+        if (current?.round === round) current = promise = undefined;
+        if (error !== undefined) return reject(error);
+        const aggregate = async () => {
+          if (own !== undefined) answers.push(await own.getMetricsAsJSON());
+          return AggregatorRegistry.aggregate(answers).metrics();
+        };
+        aggregate().then(resolve, reject);
       };
+      current = { round, waiting, answers, settle };
     });
-    const gathering: Gathering = { round, waiting, answers: [], promise, settle };
-    current = gathering;
-    if (waiting.size === 0) settle();
-    return promise;
+    const started = promise;
+    if (waiting.size === 0) current!.settle();
+    return started;
   };
 
-  cluster.on('message', (worker, message: unknown) => {
-    if (isMessage(message, SERIES)) {
-      const { round, series, error } = message as WorkerSeries;
+  cluster.on('message', (worker, message: Message) => {
+    if (message?.type === SERIES) {
       const gathering = current;
-      if (gathering?.round !== round || !gathering.waiting.delete(worker.id)) return;
+      if (gathering === undefined || gathering.round !== message.round) return;
+      if (!gathering.waiting.delete(worker.id)) return;
       silent.delete(worker.id);
-      if (series === undefined) return gathering.settle(new Error(error));
-      gathering.answers.push(series);
+      if (message.series === undefined) return gathering.settle(new Error(message.error));
+      gathering.answers.push(message.series);
       if (gathering.waiting.size === 0) gathering.settle();
-      return;
+    } else if (message?.type === ASK) {
+      const answer = (reply: Message) =>
+        worker.isConnected() && worker.send({ type: ANSWER, id: message.id, ...reply });
+      gather().then(
+        (text) => answer({ text }),
+        (error: unknown) => answer({ error: (error as Error).message }),
+      );
     }
-    if (!isMessage(message, ASK)) return;
-    const { id } = message as { id: number };
-    gather().then(
-      (text) => worker.isConnected() && worker.send({ type: ANSWER, id, text } satisfies Answer),
-      (error: unknown) =>
-        worker.isConnected() &&
-        worker.send({ type: ANSWER, id, error: (error as Error).message } satisfies Answer),
-    );
   });
   // A worker that leaves is not waited for; its replacement is asked from the next gathering on.
   cluster.on('exit', (worker) => {
@@ -157,32 +133,27 @@ export function serveInstanceMetrics({
  * for the instance's metrics (rejects with InstanceMetricsUnavailable when they cannot be had).
  */
 export function instanceMetrics(registry: Registry): () => Promise<string> {
-  const pending = new Map<number, (answer: Answer) => void>();
+  const pending = new Map<number, (answer: Message) => void>();
   let next = 0;
-  process.on('message', (message: unknown) => {
-    if (isMessage(message, ANSWER)) pending.get((message as Answer).id)?.(message as Answer);
-    if (!isMessage(message, GATHER)) return;
-    const { round } = message as { round: number };
+  process.on('message', (message: Message) => {
+    if (message?.type === ANSWER) pending.get(message.id!)?.(message);
+    if (message?.type !== GATHER) return;
+    const { round } = message;
     registry.getMetricsAsJSON().then(
-      (series) => process.send?.({ type: SERIES, round, series } satisfies WorkerSeries),
-      (error: unknown) =>
-        process.send?.({ type: SERIES, round, error: String(error) } satisfies WorkerSeries),
+      (series) => process.send?.({ type: SERIES, round, series }),
+      (error: unknown) => process.send?.({ type: SERIES, round, error: String(error) }),
     );
   });
   return () =>
     new Promise((resolve, reject) => {
       const id = next++;
-      const timer = setTimeout(() => settle({ type: ANSWER, id, error: 'no answer' }), ASK_MS);
-      const settle = (answer: Answer): void => {
+      const timer = setTimeout(() => settle({ error: 'no answer' }), ASK_MS);
+      const settle = ({ text, error }: Message): void => {
         clearTimeout(timer);
         pending.delete(id);
-        if (answer.text !== undefined) resolve(answer.text);
-        else
-          reject(
-            new InstanceMetricsUnavailable(
-              `the instance's metrics could not be gathered: ${answer.error}`,
-            ),
-          );
+        if (text !== undefined) return resolve(text);
+        const problem = `the instance's metrics could not be gathered: ${error}`;
+        reject(new InstanceMetricsUnavailable(problem));
       };
       pending.set(id, settle);
       process.send!({ type: ASK, id });

@@ -1,8 +1,8 @@
-import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import { SpanKind, type Span, type Tracer } from '@opentelemetry/api';
 import { isPlantError } from '../../domain/errors.js';
-import { callOn, forwardMethods } from '../forward-methods.js';
 import type { OutageReporter } from '../storage/outage-reporter.js';
 import type { ServiceMetrics } from './service-metrics.js';
+import { failSpan } from './tracing.js';
 
 /** What watches a store's calls; only `outages` is always there. */
 export interface StoreObservers {
@@ -13,10 +13,7 @@ export interface StoreObservers {
   readonly tracer?: Tracer | undefined;
 }
 
-/** Why a call failed, for the outage line: the adapter's cause (it names hosts, never secrets). */
-function reasonOf(error: Error): string {
-  return error.cause instanceof Error ? error.cause.message : error.message;
-}
+type Method = (...args: unknown[]) => Promise<unknown>;
 
 /**
  * The store with each of `operations` timed (latency and errors by operation and adapter), traced
@@ -28,7 +25,7 @@ export function observedStore<T extends object>(
   operations: readonly (keyof T & string)[],
   { adapter, outages, metrics, tracer }: StoreObservers,
 ): T {
-  return forwardMethods<T>(operations, (operation) => {
+  const observed = (operation: keyof T & string) => {
     const duration = metrics?.storeDuration.labels(outages.store, operation, adapter);
     const errors = metrics?.storeErrors.labels(outages.store, operation, adapter);
     const succeeded = (started: number, span: Span | undefined, value: unknown): unknown => {
@@ -41,26 +38,24 @@ export function observedStore<T extends object>(
       duration?.observe((performance.now() - started) / 1000);
       errors?.inc();
       if (isPlantError(error) && error.code === 'storage-unavailable') {
-        outages.failed(reasonOf(error));
+        // The adapter's cause for the outage line: it names hosts, never secrets.
+        outages.failed(error.cause instanceof Error ? error.cause.message : error.message);
       }
-      if (span) {
-        span.recordException(error as Error);
-        span.setStatus({ code: SpanStatusCode.ERROR });
-        span.end();
-      }
-      throw error;
+      throw failSpan(span, error);
     };
     const name = `${operation} ${outages.store}`;
     const attributes = { 'db.system': adapter, 'db.operation.name': operation };
     // A leaf: the active context's span (the use case) is its parent, and it need not become
     // active itself, which spares a context switch per call.
-    return (...args) => {
+    return (...args: unknown[]) => {
       const span = tracer?.startSpan(name, { kind: SpanKind.CLIENT, attributes });
       const started = performance.now();
-      return callOn(store, operation, args).then(
+      return (store[operation] as Method).apply(store, args).then(
         (value) => succeeded(started, span, value),
         (error: unknown) => failed(started, span, error),
       );
     };
-  });
+  };
+  // Each of the port's methods (src/ports): a method added to its list is observed too.
+  return Object.fromEntries(operations.map((operation) => [operation, observed(operation)])) as T;
 }

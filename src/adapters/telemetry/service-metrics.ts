@@ -6,39 +6,28 @@ import {
   Registry,
   type Metric,
 } from 'prom-client';
+import type { VerificationObserver } from '../auth/composite-token-verifier.js';
 import type { StorePart } from '../storage/outage-reporter.js';
-
-/** How a token verification ended, by the kind of token. */
-export type TokenKind = 'static' | 'managed' | 'jwt';
-export type VerificationResult = 'accepted' | 'refused' | 'error';
 
 /** Where the metrics live and how they are named. */
 export interface MetricsOptions {
   /**
-   * The registry to register in too, e.g. a host's own (then its /metrics shows the service's
-   * series beside its own). The service's GET /metrics serves only the service's series whatever
-   * the registry holds besides. Default: a registry of the service's own alone.
+   * A registry to register in too, e.g. a host's own (its /metrics then shows the service's series
+   * beside its own); the service's GET /metrics serves the service's series alone.
    */
   registry?: Registry;
-  /**
-   * Whether the service's app serves GET /metrics. Default true; false keeps the metrics (in
-   * `registry`) and leaves the route out, for a host that serves its registry itself.
-   */
+  /** Whether the service's app serves GET /metrics (default true). */
   route?: boolean;
   /** Put before every metric name. Default `plant_store_`. */
   prefix?: string;
   /**
-   * prom-client's process metrics (CPU, memory, event loop, GC) in the registry and the service's
-   * /metrics. Default: true for a registry of the service's own, false for a given one (the host
-   * collects its own once).
+   * prom-client's process metrics (CPU, memory, event loop, GC). Default: true for a registry of
+   * the service's own, false for a given one (the host collects its own once).
    */
   defaultMetrics?: boolean;
   /** Requests received and not answered yet, read at each scrape. */
   inFlight?: () => number;
-  /**
-   * Labels of the series that belong to this process alone (requests in flight, process metrics),
-   * e.g. `{ worker: '2' }` under `serve --workers`, where every worker's series are summed.
-   */
+  /** Labels of this process's own series, e.g. `{ worker: '2' }` under `serve --workers`. */
   processLabels?: Record<string, string>;
 }
 
@@ -50,26 +39,6 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const IN_FLIGHT = new WeakMap<object, (() => number)[]>();
 
 /**
- * The metric of that name already in `registry` when it is the library's own (same kind, same
- * help), so that a second service on one registry and prefix (a test suite's, a host's) counts
- * into the same series instead of throwing "already registered"; undefined when there is none. A
- * metric of another owner under that name is refused with the way out.
- */
-function ownMetric<M>(
-  registry: Registry,
-  kind: new (...args: never[]) => M,
-  name: string,
-  help: string,
-): M | undefined {
-  const found: unknown = registry.getSingleMetric(name);
-  if (found === undefined) return undefined;
-  if (found instanceof kind && (found as { help?: string }).help === help) return found;
-  throw new Error(
-    `metric ${name} is already registered by another owner; give the service another prefix (TYPES.MetricsOptions)`,
-  );
-}
-
-/**
  * The service's Prometheus metrics (prom-client), in a registry of its own unless given one, so
  * that several services in one process (tests, a host embedding two) never collide. Labels are
  * bounded: methods, route templates, status classes, operations, adapters; never ids or tenants.
@@ -77,10 +46,9 @@ function ownMetric<M>(
 export class ServiceMetrics {
   /** The registry given, or the service's own. */
   readonly registry: Registry;
-  /** Whether the service's app serves GET /metrics. */
   readonly route: boolean;
   /** The service's series alone (the registry itself when none was given): what /metrics serves. */
-  private readonly own: Registry;
+  private readonly own = new Registry();
   readonly requestDuration: Histogram<'method' | 'route' | 'status_class'>;
   readonly storeDuration: Histogram<'store' | 'operation' | 'adapter'>;
   readonly storeErrors: Counter<'store' | 'operation' | 'adapter'>;
@@ -101,21 +69,27 @@ export class ServiceMetrics {
     route = true,
   }: MetricsOptions = {}) {
     this.route = route;
-    // Every metric is registered in a registry of the service's own as well as in a given one,
-    // so that the service's /metrics never serves a host's series (prom-client's registers).
-    this.own = new Registry();
+    // Every metric is registered in the service's own registry as well as in a given one, so
+    // that the service's /metrics never serves a host's series.
     if (registry !== undefined) this.own.setContentType(registry.contentType);
     this.registry = registry ?? this.own;
     const registers = registry === undefined ? [this.own] : [this.own, registry];
-    // A metric of a second service on the same registry and prefix is the first's, counted in
-    // this service's own registry too.
+    // A metric already in the given registry under that name is this library's when of the same
+    // kind and help (a second service on one registry and prefix: a test suite's, a host's): it
+    // counts into the same series, in this service's own registry too. Another owner's is refused.
     const reuse = <M extends Metric>(
       kind: new (...args: never[]) => M,
       name: string,
       help: string,
     ) => {
-      const found = registry && ownMetric(registry, kind, `${prefix}${name}`, help);
-      if (found !== undefined) this.own.registerMetric(found);
+      const found: unknown = registry?.getSingleMetric(`${prefix}${name}`);
+      if (found === undefined) return undefined;
+      if (!(found instanceof kind) || (found as { help?: string }).help !== help) {
+        throw new Error(
+          `metric ${prefix}${name} is already registered by another owner; give the service another prefix (TYPES.MetricsOptions)`,
+        );
+      }
+      this.own.registerMetric(found);
       return found;
     };
     const histogram = <L extends string>(name: string, help: string, labelNames: L[]) =>
@@ -202,7 +176,7 @@ export class ServiceMetrics {
   };
 
   /** Counts one token verification. */
-  readonly tokenVerified = (kind: TokenKind, result: VerificationResult): void => {
+  readonly tokenVerified: VerificationObserver = (kind, result) => {
     this.tokenVerifications.inc({ kind, result });
   };
 

@@ -1,36 +1,24 @@
-import { SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
-
-/** Ends the span of a use case as its promise settles. */
-function ending<T>(span: Span, work: Promise<T>): Promise<T> {
-  return work.then(
-    (value) => {
-      span.end();
-      return value;
-    },
-    (error: unknown) => {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-      throw error;
-    },
-  );
-}
+import { failSpan } from './tracing.js';
 
 /** The use cases with a span each (`createPlant`, ...), the store calls' parent. Used only when tracing is on. */
 export function tracedUseCases(plants: PlantUseCases, tracer: Tracer): PlantUseCases {
+  const traced =
+    <A extends unknown[], R>(name: string, run: (...args: A) => Promise<R>) =>
+    (...args: A) =>
+      tracer.startActiveSpan(name, (span) =>
+        run(...args).then(
+          (value) => (span.end(), value),
+          (error: unknown) => {
+            throw failSpan(span, error);
+          },
+        ),
+      );
   return {
-    createPlant: (caller, input) =>
-      tracer.startActiveSpan('createPlant', (span) =>
-        ending(span, plants.createPlant(caller, input)),
-      ),
-    listPlants: (caller, query) =>
-      tracer.startActiveSpan('listPlants', (span) =>
-        ending(span, plants.listPlants(caller, query)),
-      ),
-    getPlant: (caller, id) =>
-      tracer.startActiveSpan('getPlant', (span) => ending(span, plants.getPlant(caller, id))),
-    deletePlant: (caller, id) =>
-      tracer.startActiveSpan('deletePlant', (span) => ending(span, plants.deletePlant(caller, id))),
+    createPlant: traced('createPlant', plants.createPlant.bind(plants)),
+    listPlants: traced('listPlants', plants.listPlants.bind(plants)),
+    getPlant: traced('getPlant', plants.getPlant.bind(plants)),
+    deletePlant: traced('deletePlant', plants.deletePlant.bind(plants)),
   };
 }

@@ -1,4 +1,10 @@
-import { ProxyTracerProvider, trace, type Tracer } from '@opentelemetry/api';
+import {
+  ProxyTracerProvider,
+  SpanStatusCode,
+  trace,
+  type Span,
+  type Tracer,
+} from '@opentelemetry/api';
 import { ConfigError } from '../config-error.js';
 
 const TRACER_NAME = 'plant-store';
@@ -12,6 +18,14 @@ export function activeTracer(): Tracer | undefined {
   return provider instanceof ProxyTracerProvider
     ? provider.getDelegateTracer(TRACER_NAME)
     : provider.getTracer(TRACER_NAME);
+}
+
+/** Ends `span` as failed with `error`, and returns the error (to be thrown on). */
+export function failSpan(span: Span | undefined, error: unknown): unknown {
+  span?.recordException(error as Error);
+  span?.setStatus({ code: SpanStatusCode.ERROR });
+  span?.end();
+  return error;
 }
 
 /** Whether the standard OTEL_* variables ask for traces (OTLP is the only exporter offered). */

@@ -19,14 +19,11 @@ export interface WebhookConfig {
   tenantBacklog: number;
   /** How long a process trusts its copy of the subscriptions (MongoDB). */
   cacheMs: number;
-  /**
-   * Whether this process delivers (it always records). False leaves delivery to other instances
-   * on the same store (data directory, Redis or MongoDB), so that serving creates does not pay for sending them.
-   */
+  /** Whether this process delivers (it always records); false leaves it to others on the store. */
   deliver: boolean;
 }
 
-/** The defaults: each PLANT_STORE_WEBHOOK_* variable's (docs/webhooks.md). */
+/** The defaults of the PLANT_STORE_WEBHOOK_* variables (docs/webhooks.md). */
 export const DEFAULT_WEBHOOK_CONFIG: Readonly<WebhookConfig> = {
   schedule: DEFAULT_RETRY_SCHEDULE,
   timeoutMs: 10_000,

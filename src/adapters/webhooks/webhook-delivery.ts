@@ -1,50 +1,300 @@
+import { failedTooLong, retryDelay } from '../../domain/retry-schedule.js';
+import type { WebhookSubscription } from '../../domain/webhook.js';
 import type { Logger } from '../../ports/logger.js';
 import type { PlantEvents } from '../../ports/plant-events.js';
 import type { Storage } from '../../ports/storage.js';
+import type { PendingDelivery, WebhookOutbox } from '../../ports/webhook-outbox.js';
+import type { WebhookSubscriptions } from '../../ports/webhook-subscriptions.js';
 import type { WebhookConfig } from './webhook-config.js';
-import { WebhookDispatcher } from './webhook-dispatcher.js';
 import { WebhookSender } from './webhook-sender.js';
 
+// A success is written back at most this often per subscription: healthy receivers cost no writes.
+const SUCCESS_WRITE_MS = 60_000;
+// A tenant's backlog is trimmed to its bound at most once in this many polls (10 s by default).
+const TRIM_POLLS = 10;
+
 /**
- * Webhook delivery of a running service: started on an opened storage's outbox, and told of each
- * event a create recorded (as the use cases' PlantEvents), so that delivery starts at once rather
- * than at the next poll.
+ * Webhook delivery in this process, started on an opened storage's outbox: polls for due
+ * deliveries (at once when a create here recorded one: the use cases' PlantEvents), claims them
+ * for a lease, sends each, and reschedules failures on the retry schedule. In flight at most
+ * `concurrency` deliveries, and of one tenant at most `tenantConcurrency` and never more than
+ * half of them (rounded up); a claimed delivery over its tenant's bound is handed back, so a slow
+ * receiver holds neither memory nor sockets beyond its share, and one that never answers leaves
+ * the other slots to other tenants.
  */
 export class WebhookDelivery implements PlantEvents {
-  private dispatcher: WebhookDispatcher | undefined;
+  private parts:
+    | { subscriptions: WebhookSubscriptions; outbox: WebhookOutbox; sender: WebhookSender }
+    | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private subscribed: { at: number; tenants: Set<string>; any?: boolean } = {
+    at: 0,
+    tenants: new Set(),
+  };
+  /** An outbox outage under way: since when, and whether its start was logged. */
+  private outage: { since: number; logged: boolean } | undefined;
+  private running = false;
+  private again = false;
+  private stopped = true;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perTenant = new Map<string, number>();
+  private readonly cache = new Map<string, { at: number; subscription?: WebhookSubscription }>();
+  private readonly trimmed = new Map<string, number>();
+  /** One tenant's share of the slots: with 8 in all and 8 per tenant, a stuck receiver held all 8. */
+  private readonly tenantLimit: number;
 
   constructor(
-    private readonly settings: WebhookConfig,
+    private readonly config: WebhookConfig,
     private readonly logger: Logger,
-    /** Counts deliveries dropped over a tenant's backlog bound. */
+    /** Counts deliveries dropped over a tenant's backlog bound (a metric). */
     private readonly dropped?: { inc(count: number): void },
-  ) {}
+  ) {
+    const { concurrency, tenantConcurrency } = config;
+    this.tenantLimit = Math.min(tenantConcurrency, Math.max(1, Math.ceil(concurrency / 2)));
+  }
 
   /** Starts delivering from the storage's outbox, unless `deliver` is off or it has no webhooks. */
   start({ webhooks: subscriptions, outbox }: Storage): void {
-    if (!this.settings.deliver || subscriptions === undefined || outbox === undefined) return;
-    if (this.dispatcher !== undefined) return;
-    const sender = new WebhookSender({
-      ...this.settings,
-      maxSockets: this.settings.tenantConcurrency,
-    });
-    this.dispatcher = new WebhookDispatcher({
-      subscriptions,
-      outbox,
-      sender,
-      config: this.settings,
-      logger: this.logger,
-      ...(this.dropped && { dropped: this.dropped }),
-    });
-    this.dispatcher.start();
+    if (!this.config.deliver || subscriptions === undefined || outbox === undefined) return;
+    if (this.parts !== undefined) return;
+    const sender = new WebhookSender({ ...this.config, maxSockets: this.config.tenantConcurrency });
+    this.parts = { subscriptions, outbox, sender };
+    this.stopped = false;
+    void this.refreshTenants();
+    this.schedule(0);
   }
 
+  /** Looks for due deliveries now when the tenant has subscriptions (this process just wrote for it). */
   recorded(tenant: string): void {
-    this.dispatcher?.nudge(tenant);
+    if (this.stopped) return;
+    if (Date.now() - this.subscribed.at > this.config.cacheMs) void this.refreshTenants();
+    if (this.subscribed.tenants.has(tenant)) this.schedule(0);
   }
 
-  /** Stops delivering and waits for deliveries in flight. */
+  /** Stops delivering and waits for deliveries in flight (each bounded by its timeout). */
   async stop(): Promise<void> {
-    await this.dispatcher?.stop();
+    if (this.parts === undefined) return;
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    while (this.running || this.inFlight.size > 0) {
+      await Promise.race([...this.inFlight, new Promise((resolve) => setTimeout(resolve, 10))]);
+    }
+    this.parts.sender.close();
+  }
+
+  private async refreshTenants(): Promise<void> {
+    this.subscribed.at = Date.now();
+    try {
+      const all = await this.parts!.subscriptions.list();
+      this.subscribed = {
+        at: Date.now(),
+        tenants: new Set(all.filter((s) => s.enabled).map((s) => s.tenant)),
+        any: all.length > 0,
+      };
+    } catch {
+      // The poll delivers anyway; a nudge only shortens the wait.
+    }
+  }
+
+  private schedule(ms: number): void {
+    const at = Date.now() + ms;
+    if (this.timer !== undefined && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      void this.tick();
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = true;
+    let full = false;
+    // One line when an outage of the outbox starts and one when it ends, as the stores report
+    // theirs, not one per poll; none when this process knows of no subscription (as of its last
+    // look, at start and on a create), since then nothing waits to be delivered.
+    try {
+      do {
+        this.again = false;
+        full = await this.claimAndSend();
+      } while (this.again && !this.stopped);
+      if (this.outage?.logged) {
+        const outageSeconds = (Date.now() - this.outage.since) / 1000;
+        this.logger.info({ outageSeconds }, 'webhook outbox available again');
+      }
+      this.outage = undefined;
+    } catch (error) {
+      if (this.outage === undefined) {
+        this.outage = { since: Date.now(), logged: this.subscribed.any !== false };
+        const reason = (error as Error).message;
+        if (this.outage.logged)
+          this.logger.warn({ reason }, 'webhook outbox unavailable; trying again');
+      }
+    } finally {
+      this.running = false;
+    }
+    // A full claim means more may be due: look again once a slot frees, otherwise after the poll.
+    if (!this.stopped) this.schedule(full ? 5 : this.config.pollMs);
+  }
+
+  /** Resolves whether it claimed as many as it had room for. */
+  private async claimAndSend(): Promise<boolean> {
+    const { config } = this;
+    const { outbox } = this.parts!;
+    const room = config.concurrency - this.inFlight.size;
+    if (room <= 0) return true;
+    const now = new Date();
+    const claimed = await outbox.claim(
+      now,
+      room,
+      config.leaseMs,
+      (tenant) => this.tenantLimit - (this.perTenant.get(tenant) ?? 0),
+    );
+    for (const delivery of claimed) {
+      const { tenant } = delivery;
+      this.trim(tenant);
+      const busy = this.perTenant.get(tenant) ?? 0;
+      if (busy >= this.tenantLimit) {
+        // Handed back untried: the tenant's receiver is still busy with earlier ones.
+        const later = new Date(now.getTime() + config.pollMs);
+        this.track(outbox.retry(delivery, later, delivery.attempts));
+        continue;
+      }
+      this.perTenant.set(tenant, busy + 1);
+      this.track(
+        this.deliver(delivery).finally(() => {
+          const left = (this.perTenant.get(tenant) ?? 1) - 1;
+          if (left === 0) this.perTenant.delete(tenant);
+          else this.perTenant.set(tenant, left);
+        }),
+      );
+    }
+    return claimed.length >= room;
+  }
+
+  /** Drops the tenant's oldest deliveries beyond its bound: when first claimed, then now and then. */
+  private trim(tenant: string): void {
+    const { config, logger, dropped } = this;
+    if (Date.now() - (this.trimmed.get(tenant) ?? -Infinity) < TRIM_POLLS * config.pollMs) return;
+    if (this.trimmed.size > 10_000) this.trimmed.clear();
+    this.trimmed.set(tenant, Date.now());
+    // Tracked so that stop() waits for it; one that fails is tried again at the next check.
+    this.track(
+      this.parts!.outbox.trim(tenant, config.tenantBacklog).then(
+        (count) => {
+          if (count === 0) return;
+          dropped?.inc(count);
+          logger.warn(
+            { tenant, dropped: count, bound: config.tenantBacklog },
+            'webhook deliveries dropped: the tenant had more pending than its bound; the oldest went',
+          );
+        },
+        () => void this.trimmed.delete(tenant),
+      ),
+    );
+  }
+
+  private track(work: Promise<void>): void {
+    const tracked = work
+      .catch((err: unknown) =>
+        this.logger.warn({ err }, 'webhook outbox update failed; the lease will expire'),
+      )
+      .finally(() => {
+        this.inFlight.delete(tracked);
+        if (!this.stopped) this.schedule(0);
+      });
+    this.inFlight.add(tracked);
+  }
+
+  private async subscription(id: string): Promise<WebhookSubscription | undefined> {
+    const cached = this.cache.get(id);
+    if (cached !== undefined && Date.now() - cached.at < this.config.cacheMs) {
+      return cached.subscription;
+    }
+    return this.remember(id, await this.parts!.subscriptions.find(id));
+  }
+
+  private remember(id: string, subscription: WebhookSubscription | undefined) {
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(id, { at: Date.now(), ...(subscription && { subscription }) });
+    return subscription;
+  }
+
+  private async deliver(delivery: PendingDelivery): Promise<void> {
+    const { config } = this;
+    const { outbox, sender } = this.parts!;
+    const subscription = await this.subscription(delivery.subscriptionId);
+    if (subscription === undefined || subscription.tenant !== delivery.tenant) {
+      // Removed: its deliveries go with it.
+      return outbox.complete(delivery);
+    }
+    const now = new Date();
+    if (!subscription.enabled) {
+      // Held while disabled, looked at again now and then, sent once it is enabled again.
+      const park = Math.min(60_000, config.schedule.delaysMs.at(-1) ?? 60_000);
+      return outbox.retry(delivery, new Date(now.getTime() + park), delivery.attempts);
+    }
+    const outcome = await sender.send(subscription.url, subscription.secret, delivery, now);
+    if (outcome.ok) {
+      await outbox.complete(delivery);
+      return this.recordSuccess(subscription, now);
+    }
+    const attempts = delivery.attempts + 1;
+    const next = new Date(now.getTime() + retryDelay(config.schedule, attempts));
+    await outbox.retry(delivery, next, attempts);
+    await this.recordFailure(subscription, delivery, outcome.error, now);
+    this.logger.warn(
+      {
+        subscription: subscription.id,
+        tenant: subscription.tenant,
+        webhookId: delivery.eventId,
+        attempts,
+        reason: outcome.error,
+      },
+      'webhook delivery failed; it will be tried again',
+    );
+  }
+
+  private async recordSuccess(subscription: WebhookSubscription, now: Date): Promise<void> {
+    const { id, health } = subscription;
+    const last = health.lastSuccessAt?.getTime() ?? 0;
+    if (health.failures === 0 && now.getTime() - last < SUCCESS_WRITE_MS) return;
+    const update = { health: { failures: 0, lastAttemptAt: now, lastSuccessAt: now } };
+    this.remember(id, await this.parts!.subscriptions.update(id, update));
+  }
+
+  private async recordFailure(
+    { id, tenant, health }: WebhookSubscription,
+    delivery: PendingDelivery,
+    lastError: string,
+    now: Date,
+  ): Promise<void> {
+    const failingSince = health.failingSince ?? now;
+    const disable = failedTooLong(this.config.schedule, failingSince, now);
+    const updated = await this.parts!.subscriptions.update(id, {
+      health: {
+        ...health,
+        failures: health.failures + 1,
+        failingSince,
+        lastError,
+        lastAttemptAt: now,
+      },
+      ...(disable && { enabled: false, disabledAt: now }),
+    });
+    this.remember(id, updated);
+    if (disable) {
+      this.logger.warn(
+        { subscription: id, tenant, webhookId: delivery.eventId },
+        'webhook subscription disabled: it kept failing for the whole disable period',
+      );
+    }
   }
 }

@@ -19,23 +19,16 @@ export interface SenderOptions {
 }
 
 const ERROR_BODY_CHARS = 120;
-const SECRET_PREFIX = 'whsec_';
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
  * The HMAC key of a Standard Webhooks secret (`whsec_` and base64), or undefined when it is not
  * valid base64; the same bytes the `standardwebhooks` package signs with.
  */
-export function signingKey(secret: string): KeyObject | undefined {
-  const text = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+function signingKey(secret: string): KeyObject | undefined {
+  const text = secret.replace(/^whsec_/, '');
   if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
   return createSecretKey(Buffer.from(text, 'base64'));
-}
-
-/** `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, as Standard Webhooks defines it. */
-export function signature(key: KeyObject, eventId: string, seconds: number, body: string): string {
-  const mac = createHmac('sha256', key).update(`${eventId}.${seconds}.${body}`).digest('base64');
-  return `v1,${mac}`;
 }
 
 type Resolve = (
@@ -65,12 +58,10 @@ export function publicOnlyLookup(resolve: Resolve = dnsLookup as Resolve): Looku
   };
 }
 
-const publicOnly = publicOnlyLookup();
-
 /**
- * Sends signed deliveries per Standard Webhooks: `webhook-id`, `webhook-timestamp` and
- * `webhook-signature` (`v1,<base64 HMAC-SHA256>`, the bytes the `standardwebhooks` package signs). Redirects are
- * never followed (node:http does not), each attempt has one deadline, and only 2xx counts.
+ * Sends deliveries signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature`). Redirects are never followed (node:http does not), each attempt has one
+ * deadline, and only 2xx counts.
  */
 export class WebhookSender {
   private readonly agents: { http: HttpAgent; https: HttpsAgent };
@@ -81,7 +72,7 @@ export class WebhookSender {
   constructor(private readonly options: SenderOptions) {
     const agent = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
     this.agents = { http: new HttpAgent(agent), https: new HttpsAgent(agent) };
-    this.lookup = options.resolve ? publicOnlyLookup(options.resolve) : publicOnly;
+    this.lookup = publicOnlyLookup(options.resolve);
   }
 
   async send(
@@ -99,34 +90,28 @@ export class WebhookSender {
       this.keys.set(secret, key);
     }
     if (key === undefined) return { ok: false, error: 'the signing secret is not valid base64' };
+    const { eventId, body } = message;
     const seconds = Math.floor(now.getTime() / 1000);
+    // `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, as Standard Webhooks defines it.
+    const mac = createHmac('sha256', key).update(`${eventId}.${seconds}.${body}`).digest('base64');
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'plant-store-webhooks',
-      'webhook-id': message.eventId,
+      'webhook-id': eventId,
       'webhook-timestamp': String(seconds),
-      'webhook-signature': signature(key, message.eventId, seconds, message.body),
-      'content-length': String(Buffer.byteLength(message.body)),
+      'webhook-signature': `v1,${mac}`,
+      'content-length': String(Buffer.byteLength(body)),
     };
-    try {
-      const response = await this.post(new URL(url), headers, message.body);
-      return response.status >= 200 && response.status < 300
-        ? { ok: true, status: response.status }
-        : { ok: false, error: `HTTP ${response.status}${response.excerpt}` };
-    } catch (error) {
-      return { ok: false, error: printableText(describe(error)) };
-    }
+    return this.post(new URL(url), headers, body).catch((error: unknown) => ({
+      ok: false,
+      error: printableText(describe(error)),
+    }));
   }
 
-  private post(
-    url: URL,
-    headers: Record<string, string>,
-    body: string,
-  ): Promise<{ status: number; excerpt: string }> {
+  private post(url: URL, headers: Record<string, string>, body: string): Promise<SendOutcome> {
     const https = url.protocol === 'https:';
-    const request = https ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
-      const req = request(url, {
+      const req = (https ? httpsRequest : httpRequest)(url, {
         method: 'POST',
         headers,
         agent: https ? this.agents.https : this.agents.http,
@@ -136,10 +121,11 @@ export class WebhookSender {
         () => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
         this.options.timeoutMs,
       );
-      req.once('error', (error) => {
+      const fail = (error: Error) => {
         clearTimeout(timer);
         reject(error);
-      });
+      };
+      req.once('error', fail);
       req.once('response', (res: IncomingMessage) => {
         const status = res.statusCode ?? 0;
         let excerpt = '';
@@ -150,12 +136,13 @@ export class WebhookSender {
         });
         res.once('end', () => {
           clearTimeout(timer);
-          resolve({ status, excerpt: clip(excerpt) });
+          resolve(
+            status >= 200 && status < 300
+              ? { ok: true, status }
+              : { ok: false, error: `HTTP ${status}${clip(excerpt)}` },
+          );
         });
-        res.once('error', (error) => {
-          clearTimeout(timer);
-          reject(error);
-        });
+        res.once('error', fail);
       });
       req.end(body);
     });

@@ -73,6 +73,7 @@ describe('createLogger', () => {
 
     it('then the process goes on running after its lines fail to be written', () => {
       // 2 MB of lines over 300 ms: the writes fail, the held lines are bounded, the timer still runs.
+      // Real timers in a real process: its event loop staying alive is the subject.
       const stderr = run(
         `
         const timer = setInterval(() => {
@@ -87,6 +88,7 @@ describe('createLogger', () => {
 
     it('then the process exits at once (process.exit) with lines still held', () => {
       const started = Date.now();
+      // A line held 100 ms later in a real process, whose exit's flush is the subject.
       run(
         `
         logger.info('written before');
