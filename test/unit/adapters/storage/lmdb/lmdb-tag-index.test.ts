@@ -93,7 +93,7 @@ describe('the embedded store (lmdb) tag index built for plants stored by format 
       expect(lines[1]).to.match(
         /^the tag index is built: 34 plants read, 23 entries added in \d+ ms$/,
       );
-      expect((await storage.check()).problems).to.deep.equal([]);
+      expect((await storage.check!()).problems).to.deep.equal([]);
     } finally {
       await storage.close();
     }
@@ -155,7 +155,7 @@ describe('the embedded store (lmdb) tag index built for plants stored by format 
       );
       // Plants 11 to 26 but 19: the first ten were done before the stop.
       expect(lines[1]).to.match(/^the tag index is built: 15 plants read, \d+ entries added/);
-      expect((await storage.check()).problems).to.deep.equal([]);
+      expect((await storage.check!()).problems).to.deep.equal([]);
     } finally {
       await storage.close();
     }
