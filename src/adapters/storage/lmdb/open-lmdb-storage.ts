@@ -7,14 +7,11 @@ import { refused } from './lmdb-data-file.js';
 import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
 import { checkInChild } from './lmdb-integrity.js';
 import { watchLockFile } from './lmdb-lock-file.js';
-import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
-import { LmdbPlantStore } from './lmdb-plant-store.js';
-import { buildTagIndex } from './lmdb-tag-index.js';
+import { buildTagIndex, LmdbPlantStore, openPlantSnapshot } from './lmdb-plant-store.js';
 import { LmdbTokenStore } from './lmdb-token-store.js';
 import { LmdbWebhookOutbox } from './lmdb-webhook-outbox.js';
 import { LmdbWebhookSubscriptions } from './lmdb-webhook-subscriptions.js';
-import { LmdbWriter } from './lmdb-writer.js';
-import { stopsWithoutTheLock } from './lmdb-job-control.js';
+import { LmdbWriter, stopsWithoutTheLock } from './lmdb-writer.js';
 
 // Ended windows' counts are removed this often (each lasts one second; keys are tenants and addresses).
 const SWEEP_MS = 60_000;

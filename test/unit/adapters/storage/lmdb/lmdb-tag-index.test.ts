@@ -10,8 +10,10 @@ import {
 } from '../../../../../src/adapters/storage/lmdb/lmdb-environment.js';
 import { checkIntegrity } from '../../../../../src/adapters/storage/lmdb/lmdb-integrity.js';
 import { plantKey, tenantPrefix } from '../../../../../src/adapters/storage/lmdb/lmdb-keys.js';
-import { LmdbPlantStore } from '../../../../../src/adapters/storage/lmdb/lmdb-plant-store.js';
-import { buildTagIndex } from '../../../../../src/adapters/storage/lmdb/lmdb-tag-index.js';
+import {
+  buildTagIndex,
+  LmdbPlantStore,
+} from '../../../../../src/adapters/storage/lmdb/lmdb-plant-store.js';
 import { LmdbWriter } from '../../../../../src/adapters/storage/lmdb/lmdb-writer.js';
 import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import type { StoredPlant } from '../../../../../src/domain/plant.js';
