@@ -45,12 +45,6 @@ export async function openLmdbStorage(
     lockFile,
     ...(deps.logger && { logger: deps.logger }),
   });
-  try {
-    await buildTagIndex(dbs, writer, deps);
-  } catch (error) {
-    await Promise.all([dbs.root.close(), counts.close()]);
-    throw error;
-  }
   const sweep = setInterval(() => void sweepCounts(counts).catch(() => {}), SWEEP_MS);
   sweep.unref();
   // A lock file LMDB can no longer use would end the process with a signal at its next access.
@@ -61,7 +55,7 @@ export async function openLmdbStorage(
   });
   const unstop = stopsWithoutTheLock(writer);
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
-  return {
+  const storage: OpenedStorage = {
     plants: new LmdbPlantStore(dbs, writer, max, config.dataDir),
     tokens: new LmdbTokenStore(dbs, writer),
     webhooks: new LmdbWebhookSubscriptions(dbs, writer),
@@ -78,4 +72,10 @@ export async function openLmdbStorage(
       unwatch();
     },
   };
+  // With the lock file watched and job control on: a build may take seconds.
+  await buildTagIndex(dbs, writer, deps).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
+  return storage;
 }
