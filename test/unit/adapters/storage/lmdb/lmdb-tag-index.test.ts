@@ -163,6 +163,30 @@ describe('the embedded store (lmdb) tag index built for plants stored by format 
     }
   });
 
+  it('when the service stops while it opens, then opening rejects, logs where the build stopped, and the next start builds the index', async () => {
+    await writeFormatOne(dataDir, { t: plants(3) });
+    const stopped = recorder();
+    const stop = new AbortController();
+    stop.abort(new Error('stopping'));
+
+    const error = await rejection(
+      openLmdbStorage({ dataDir }, { logger: stopped.logger, signal: stop.signal }),
+    );
+
+    expect((error as Error).message).to.equal('stopping');
+    expect(stopped.lines.at(-1)).to.equal(
+      'tag index build stopped from the start; the next start goes on',
+    );
+    const storage = await openLmdbStorage({ dataDir });
+    try {
+      expect(await storage.plants.list('t', undefined, 10, ['fern'])).to.deep.equal(
+        tagged(plants(3), 'fern'),
+      );
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('when an index entry is missing or names another tag, then the check says so', async () => {
     const storage = await openLmdbStorage({ dataDir });
     await storage.plants.importBatch('t', plants(6), false);
