@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { open } from 'lmdb';
 import { DATA_FILE } from '../../../../../src/adapters/storage/lmdb/lmdb-data-file.js';
 import {
   openEnvironment,
@@ -18,6 +17,8 @@ import { LmdbWriter } from '../../../../../src/adapters/storage/lmdb/lmdb-writer
 import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import type { StoredPlant } from '../../../../../src/domain/plant.js';
 import type { Logger } from '../../../../../src/ports/logger.js';
+// After the store's modules, which point lmdb at the rebuilt addon before it loads.
+import { open } from 'lmdb';
 import { rejection } from '../../../../support/rejection.js';
 
 /** Plants 1..count of a tenant: every third a fern, every third an aroid, the rest untagged. */
