@@ -35,6 +35,19 @@ export function toPlant(id: PlantId, value: PlantValue): StoredPlant {
 export const tagEntry = (prefix: Buffer, id: PlantId, tag: string): Buffer =>
   plantKey(tagPrefix(prefix, tag), id);
 
+/** A plant to write, with its keys: made before the write, since a write must not throw midway. */
+interface Keyed {
+  plant: StoredPlant;
+  key: Buffer;
+  entry: Buffer | undefined;
+}
+
+const keyed = (prefix: Buffer, plant: StoredPlant): Keyed => ({
+  plant,
+  key: plantKey(prefix, plant.id),
+  entry: plant.tag === undefined ? undefined : tagEntry(prefix, plant.id, plant.tag),
+});
+
 /**
  * At most `limit` of a tenant's plants (`prefix`) above `after`, by ascending id: one seek and
  * `limit` steps among its plants, or with `tags` among each tag's index entries, merged. In
@@ -86,13 +99,13 @@ export class LmdbPlantStore implements PlantStore {
   /** Checks the id and the count, stores the plant, its count and its event's deliveries: one transaction. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const { prefix, counted } = tenantKeys(tenant);
-    const key = plantKey(prefix, plant.id);
+    const write = keyed(prefix, plant);
     const { plants, tenants } = this.dbs;
     const stored = await this.writer.write(() => {
-      if (plants.doesExist(key)) return 0;
+      if (plants.doesExist(write.key)) return 0;
       const count = tenants.get(counted) ?? 0;
       if (this.maxPlants > 0 && count >= this.maxPlants) return -1;
-      this.put(prefix, key, plant);
+      this.put(prefix, write);
       void tenants.put(counted, count + 1);
       if (event !== undefined) recordEvent(this.dbs, prefix, event);
       return 1;
@@ -163,21 +176,22 @@ export class LmdbPlantStore implements PlantStore {
   ): Promise<ImportOutcome[]> {
     if (batch.length === 0) return Promise.resolve([]);
     const { prefix, counted } = tenantKeys(tenant);
-    const entries = batch.map((plant) => ({ plant, key: plantKey(prefix, plant.id) }));
+    const writes = batch.map((plant) => keyed(prefix, plant));
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
       const before = tenants.get(counted) ?? 0;
       let count = before;
-      const outcomes = entries.map(({ plant, key }): ImportOutcome => {
+      const outcomes = writes.map((write): ImportOutcome => {
+        const { plant, key } = write;
         const held = plants.get(key) as PlantValue | undefined;
         if (held !== undefined) {
           if (samePlant(toPlant(plant.id, held), plant)) return 'present';
           if (!overwrite) return 'conflict';
-          this.put(prefix, key, plant, held[1]);
+          this.put(prefix, write, held[1]);
           return 'replaced';
         }
         if (this.maxPlants > 0 && count >= this.maxPlants) return 'quota';
-        this.put(prefix, key, plant);
+        this.put(prefix, write);
         count++;
         return 'stored';
       });
@@ -196,12 +210,13 @@ export class LmdbPlantStore implements PlantStore {
   }
 
   /** Within a write: the plant and its index entry, moved from the index of the tag it `held`. */
-  private put(prefix: Buffer, key: Buffer, plant: StoredPlant, held?: string): void {
+  private put(prefix: Buffer, { plant, key, entry }: Keyed, held?: string): void {
     const { plants } = this.dbs;
-    if (held !== undefined && held !== plant.tag)
+    if (held !== undefined && held !== plant.tag) {
       void plants.remove(tagEntry(prefix, plant.id, held));
+    }
     void plants.put(key, toValue(plant));
-    if (plant.tag !== undefined) void plants.put(tagEntry(prefix, plant.id, plant.tag), plant.name);
+    if (entry !== undefined) void plants.put(entry, plant.name);
   }
 }
 

@@ -188,6 +188,26 @@ describe('the embedded store (lmdb) tag index built for plants stored by format 
     }
   });
 
+  it('when an untyped caller imports a tag that is not well-formed Unicode, then nothing of the batch is written', async () => {
+    const storage = await openLmdbStorage({ dataDir });
+    try {
+      const batch = [
+        { id: 1n, name: 'fern 1', tag: 'fern' },
+        { id: 2n, name: 'odd', tag: '\uD800' },
+      ];
+
+      const error = await rejection(
+        Promise.resolve().then(() => storage.plants.importBatch('t', batch, false)),
+      );
+
+      expect((error as Error).message).to.include('well-formed Unicode');
+      expect(await storage.plants.list('t', undefined, 10)).to.deep.equal([]);
+      expect(await storage.plants.list('t', undefined, 10, ['fern'])).to.deep.equal([]);
+    } finally {
+      await storage.close();
+    }
+  });
+
   it('when an index entry is missing or names another tag, then the check says so', async () => {
     const storage = await openLmdbStorage({ dataDir });
     await storage.plants.importBatch('t', plants(6), false);
