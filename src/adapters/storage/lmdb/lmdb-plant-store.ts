@@ -1,10 +1,22 @@
+import type { Database, Transaction } from 'lmdb';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { plantQuotaReached } from '../../../domain/plant-quota.js';
-import { samePlant, type StoredPlant } from '../../../domain/plant.js';
+import { firstById, samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent } from '../../../domain/webhook.js';
-import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import type { LmdbDatabases } from './lmdb-environment.js';
-import { idOf, justAbove, plantKey, tenantKey, tenantKeys } from './lmdb-keys.js';
+import type { Logger } from '../../../ports/logger.js';
+import type { ImportOutcome, PlantSnapshot, PlantStore } from '../../../ports/plant-store.js';
+import { TAG_INDEX_FROM, type LmdbDatabases } from './lmdb-environment.js';
+import {
+  idOf,
+  justAbove,
+  plantKey,
+  prefixEnd,
+  TAG_INDEX,
+  tagPrefix,
+  tenantKey,
+  tenantKeys,
+  tenantPrefix,
+} from './lmdb-keys.js';
 import { recordEvent } from './lmdb-webhook-outbox.js';
 import { lowOnSpace, refusesWrites, type LmdbWriter } from './lmdb-writer.js';
 
@@ -19,12 +31,60 @@ export function toPlant(id: PlantId, value: PlantValue): StoredPlant {
   return tag === undefined ? { id, name: String(name) } : { id, name: String(name), tag };
 }
 
+/** A plant's entry in the tag index: its key, and its value, the name (the key holds the tag). */
+export const tagEntry = (prefix: Buffer, id: PlantId, tag: string): Buffer =>
+  plantKey(tagPrefix(prefix, tag), id);
+
+/** A plant to write, with its keys: made before the write, since a write must not throw midway. */
+interface Keyed {
+  plant: StoredPlant;
+  key: Buffer;
+  entry: Buffer | undefined;
+}
+
+const keyed = (prefix: Buffer, plant: StoredPlant): Keyed => ({
+  plant,
+  key: plantKey(prefix, plant.id),
+  entry: plant.tag === undefined ? undefined : tagEntry(prefix, plant.id, plant.tag),
+});
+
+/**
+ * At most `limit` of a tenant's plants (`prefix`) above `after`, by ascending id: one seek and
+ * `limit` steps among its plants, or with `tags` among each tag's index entries, merged. In
+ * `transaction`, else in lmdb-js's current read transaction. For list and the snapshot.
+ */
+export function readPage(
+  plants: Database<unknown, Buffer>,
+  prefix: Buffer,
+  after: PlantId | undefined,
+  limit: number,
+  tags?: readonly string[],
+  transaction?: Transaction,
+): StoredPlant[] {
+  if (!(limit >= 1)) return [];
+  const read = (keys: Buffer, toValue: (value: unknown) => PlantValue): StoredPlant[] => {
+    const start = after === undefined ? keys : justAbove(plantKey(keys, after));
+    const range = plants.getRange({
+      start,
+      end: prefixEnd(keys),
+      limit,
+      ...(transaction && { transaction }),
+    });
+    return Array.from(range, ({ key, value }) => toPlant(idOf(key), toValue(value)));
+  };
+  if (tags === undefined) return read(prefix, (value) => value as PlantValue);
+  const pages = tags.map((tag) => read(tagPrefix(prefix, tag), (name) => [name as string, tag]));
+  return firstById(pages, limit);
+}
+
 /**
  * Plants in the LMDB environment, one entry per plant keyed by tenant and ordered id (see
- * lmdb-keys.ts), so that a page is one seek and `limit` steps whatever the tenant holds; beside
- * them, each tenant's count, kept in the same transactions: the quota without counting, and the
- * tenants' list without reading plants. Every write runs in the environment's write transaction,
- * shared with every process on the directory, so that what it checks holds when it commits.
+ * lmdb-keys.ts), so that a page is one seek and `limit` steps whatever the tenant holds; after
+ * them, the tag index, an entry per tagged plant keyed by tenant, tag and ordered id, so that a
+ * filtered page costs the same; beside them, each tenant's count: the quota without counting, and
+ * the tenants' list without reading plants. A plant, its index entry and its count change in one
+ * write transaction, shared with every process on the directory, so that what it checks holds
+ * when it commits.
  */
 export class LmdbPlantStore implements PlantStore {
   constructor(
@@ -39,14 +99,13 @@ export class LmdbPlantStore implements PlantStore {
   /** Checks the id and the count, stores the plant, its count and its event's deliveries: one transaction. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const { prefix, counted } = tenantKeys(tenant);
-    const key = plantKey(prefix, plant.id);
-    const value = toValue(plant);
+    const write = keyed(prefix, plant);
     const { plants, tenants } = this.dbs;
     const stored = await this.writer.write(() => {
-      if (plants.doesExist(key)) return 0;
+      if (plants.doesExist(write.key)) return 0;
       const count = tenants.get(counted) ?? 0;
       if (this.maxPlants > 0 && count >= this.maxPlants) return -1;
-      void plants.put(key, value);
+      this.put(prefix, write);
       void tenants.put(counted, count + 1);
       if (event !== undefined) recordEvent(this.dbs, prefix, event);
       return 1;
@@ -56,29 +115,27 @@ export class LmdbPlantStore implements PlantStore {
   }
 
   /**
-   * A fresh read transaction, then one seek to just above `after` in the tenant's keys and at most
-   * `limit` entries. lmdb-js keeps one read transaction until a `setTimeout(0)` after its first
-   * read, so a request arriving within that millisecond would read the snapshot of an earlier one
-   * and miss a write another process acknowledged meanwhile; `resetReadTxn` reads the latest.
+   * lmdb-js keeps one read transaction until a `setTimeout(0)` after its first read, so a request
+   * arriving within that millisecond would read the snapshot of an earlier one and miss a write
+   * another process acknowledged meanwhile; `resetReadTxn` reads the latest. Then one lookup.
    */
-  // TODO(tags): interim, through list; the tag index to come.
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
-    const [found] = await this.list(tenant, id - 1n, 1);
-    return found?.id === id ? found : undefined;
+    const key = plantKey(tenantPrefix(tenant), id);
+    this.dbs.root.resetReadTxn();
+    const value = this.dbs.plants.get(key) as PlantValue | undefined;
+    return value === undefined ? undefined : toPlant(id, value);
   }
 
-  async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
-    if (!(limit >= 1)) return [];
-    const { prefix, end } = tenantKeys(tenant);
+  /** The latest, as for get; then readPage. */
+  async list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]> {
+    const prefix = tenantPrefix(tenant);
     this.dbs.root.resetReadTxn();
-    const page: StoredPlant[] = [];
-    const range = this.dbs.plants.getRange(
-      after === undefined
-        ? { start: prefix, end, limit }
-        : { start: plantKey(prefix, after), exclusiveStart: true, end, limit },
-    );
-    for (const { key, value } of range) page.push(toPlant(idOf(key), value as PlantValue));
-    return page;
+    return readPage(this.dbs.plants, prefix, after, limit, tags);
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
@@ -86,8 +143,10 @@ export class LmdbPlantStore implements PlantStore {
     const key = plantKey(prefix, id);
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
-      if (!plants.doesExist(key)) return false;
+      const held = plants.get(key) as PlantValue | undefined;
+      if (held === undefined) return false;
       void plants.remove(key);
+      if (held[1] !== undefined) void plants.remove(tagEntry(prefix, id, held[1]));
       const count = (tenants.get(counted) ?? 1) - 1;
       // A tenant holding no plant leaves the tenants' list.
       if (count > 0) void tenants.put(counted, count);
@@ -117,21 +176,22 @@ export class LmdbPlantStore implements PlantStore {
   ): Promise<ImportOutcome[]> {
     if (batch.length === 0) return Promise.resolve([]);
     const { prefix, counted } = tenantKeys(tenant);
-    const entries = batch.map((plant) => ({ plant, key: plantKey(prefix, plant.id) }));
+    const writes = batch.map((plant) => keyed(prefix, plant));
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
       const before = tenants.get(counted) ?? 0;
       let count = before;
-      const outcomes = entries.map(({ plant, key }): ImportOutcome => {
+      const outcomes = writes.map((write): ImportOutcome => {
+        const { plant, key } = write;
         const held = plants.get(key) as PlantValue | undefined;
         if (held !== undefined) {
           if (samePlant(toPlant(plant.id, held), plant)) return 'present';
           if (!overwrite) return 'conflict';
-          void plants.put(key, toValue(plant));
+          this.put(prefix, write, held[1]);
           return 'replaced';
         }
         if (this.maxPlants > 0 && count >= this.maxPlants) return 'quota';
-        void plants.put(key, toValue(plant));
+        this.put(prefix, write);
         count++;
         return 'stored';
       });
@@ -148,4 +208,114 @@ export class LmdbPlantStore implements PlantStore {
     await this.writer.write(() => void this.dbs.meta.put('readiness', Date.now()));
     if (this.dataDir !== undefined && lowOnSpace(this.dataDir)) throw refusesWrites();
   }
+
+  /** Within a write: the plant and its index entry, moved from the index of the tag it `held`. */
+  private put(prefix: Buffer, { plant, key, entry }: Keyed, held?: string): void {
+    const { plants } = this.dbs;
+    if (held !== undefined && held !== plant.tag) {
+      void plants.remove(tagEntry(prefix, plant.id, held));
+    }
+    void plants.put(key, toValue(plant));
+    if (entry !== undefined) void plants.put(entry, plant.name);
+  }
+}
+
+/**
+ * The plants at one instant: every page is read in one LMDB read transaction, held (across the
+ * export's awaits and event-loop turns) until released. Writers go on meanwhile, in this process
+ * and others; the pages the transaction sees are kept from reuse until then, so the file may grow
+ * during a long export and its free pages return afterwards. The same keys and order as
+ * LmdbPlantStore's list and tenants.
+ */
+export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
+  const transaction = dbs.root.useReadTransaction();
+  let released = false;
+  // After release the transaction may be the process's current one again: no read of another instant.
+  const check = (): void => {
+    if (released) throw new Error('the snapshot was released');
+  };
+  return {
+    list: async (tenant, after, limit, tags) => {
+      check();
+      return readPage(dbs.plants, tenantPrefix(tenant), after, limit, tags, transaction);
+    },
+    tenants: async (after, limit) => {
+      check();
+      if (!(limit >= 1)) return [];
+      const start = after === undefined ? undefined : justAbove(tenantKey(after));
+      const keys = dbs.tenants.getKeys({ ...(start && { start }), limit, transaction });
+      return Array.from(keys, (key) => key.toString('utf8'));
+    },
+    release: () => {
+      if (released) return;
+      released = true;
+      transaction.done();
+    },
+  };
+}
+
+/** Plants read per write transaction: some milliseconds of the write lock each. */
+const BATCH = 10_000;
+
+const describe = (key: string): string => {
+  if (key === '') return 'from the start';
+  const bytes = Buffer.from(key, 'hex');
+  const tenant = bytes.toString('utf8', 2, bytes.length - 8);
+  return `after tenant ${JSON.stringify(tenant)} plant ${idOf(bytes)}`;
+};
+
+/**
+ * Builds the tag index of the plants a version without it stored (format 1), when `meta` holds
+ * TAG_INDEX_FROM: in write transactions of `batch` plants, each adding the entries its tagged
+ * plants lack and moving TAG_INDEX_FROM past them, removed with the last. Resumable (an abort or a
+ * crash leaves the mark where the last commit put it), shared (processes opening together take
+ * turns at the batches) and idempotent (writes since the upgrade index their plants themselves).
+ * Costs one read of `meta` once built. Rejects with the signal's reason when it is aborted.
+ */
+export async function buildTagIndex(
+  dbs: LmdbDatabases,
+  writer: Pick<LmdbWriter, 'write'>,
+  options: { logger?: Logger | undefined; signal?: AbortSignal | undefined; batch?: number } = {},
+): Promise<void> {
+  const { logger, signal, batch = BATCH } = options;
+  const { plants, meta } = dbs;
+  const from = meta.get(TAG_INDEX_FROM) as string | undefined;
+  if (from === undefined) return;
+  const fields = { storage: 'lmdb', tagIndex: true };
+  logger?.info(fields, `building the tag index of the plants stored before it, ${describe(from)}`);
+  const began = Date.now();
+  let read = 0;
+  let added = 0;
+  for (let done = false; !done;) {
+    if (signal?.aborted) {
+      const at = meta.get(TAG_INDEX_FROM) as string | undefined;
+      logger?.warn(fields, `tag index build stopped ${describe(at ?? '')}; the next start goes on`);
+      throw signal.reason;
+    }
+    done = await writer.write(() => {
+      const at = meta.get(TAG_INDEX_FROM) as string | undefined;
+      if (at === undefined) return true; // another process finished it
+      const after = at === '' ? {} : { start: Buffer.from(at, 'hex'), exclusiveStart: true };
+      let last: Buffer | undefined;
+      let count = 0;
+      for (const { key, value } of plants.getRange({ ...after, end: TAG_INDEX, limit: batch })) {
+        last = key;
+        count++;
+        const [name, tag] = value as PlantValue;
+        if (tag === undefined) continue;
+        const entry = tagEntry(key.subarray(0, key.length - 8), idOf(key), tag);
+        if (plants.doesExist(entry)) continue;
+        void plants.put(entry, name);
+        added++;
+      }
+      read += count;
+      if (count < batch) void meta.remove(TAG_INDEX_FROM);
+      else void meta.put(TAG_INDEX_FROM, last!.toString('hex'));
+      return count < batch;
+    });
+  }
+  logger?.info(
+    { ...fields, read, added },
+    `the tag index is built: ${read} plants read, ${added} entries added in ${Date.now() - began} ms`,
+  );
 }

@@ -7,13 +7,11 @@ import { refused } from './lmdb-data-file.js';
 import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
 import { checkInChild } from './lmdb-integrity.js';
 import { watchLockFile } from './lmdb-lock-file.js';
-import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
-import { LmdbPlantStore } from './lmdb-plant-store.js';
+import { buildTagIndex, LmdbPlantStore, openPlantSnapshot } from './lmdb-plant-store.js';
 import { LmdbTokenStore } from './lmdb-token-store.js';
 import { LmdbWebhookOutbox } from './lmdb-webhook-outbox.js';
 import { LmdbWebhookSubscriptions } from './lmdb-webhook-subscriptions.js';
-import { LmdbWriter } from './lmdb-writer.js';
-import { stopsWithoutTheLock } from './lmdb-job-control.js';
+import { LmdbWriter, stopsWithoutTheLock } from './lmdb-writer.js';
 
 // Ended windows' counts are removed this often (each lasts one second; keys are tenants and addresses).
 const SWEEP_MS = 60_000;
@@ -22,7 +20,8 @@ const SWEEP_MS = 60_000;
  * Opens the embedded store in `dataDir` (made when absent): plants, their counts, tokens, webhook
  * subscriptions and the outbox in one LMDB environment, which several processes may open at once;
  * the keyed limiters' counts in a second one, never flushed. Nothing is read at start beyond the
- * format marker, so opening costs the same whatever the store holds. Rejects with a
+ * format marker, so opening costs the same whatever the store holds, except once after an
+ * upgrade from format 1: the tag index is built then (buildTagIndex). Rejects with a
  * StorageOpenError naming the path when the directory or a file in it cannot be used.
  */
 export async function openLmdbStorage(
@@ -56,7 +55,7 @@ export async function openLmdbStorage(
   });
   const unstop = stopsWithoutTheLock(writer);
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
-  return {
+  const storage: OpenedStorage = {
     plants: new LmdbPlantStore(dbs, writer, max, config.dataDir),
     tokens: new LmdbTokenStore(dbs, writer),
     webhooks: new LmdbWebhookSubscriptions(dbs, writer),
@@ -73,4 +72,10 @@ export async function openLmdbStorage(
       unwatch();
     },
   };
+  // With the lock file watched and job control on: a build may take seconds.
+  await buildTagIndex(dbs, writer, deps).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
+  return storage;
 }
