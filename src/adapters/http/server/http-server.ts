@@ -1,10 +1,9 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
-import { answer, clientErrorHandler, rawAnswer } from './client-error.js';
+import { answer, clientErrorHandler, lingeringClose, rawAnswer } from './client-error.js';
 import { clientKey } from '../client-key.js';
-import { endAndDestroy, lingeringClose } from './close-socket.js';
-import { boundConnections, type ConnectionSlots } from './connection-slots.js';
+import { holdConnections, type Connections } from './connections.js';
 import {
   closeAfterAnswer,
   keepsAlive,
@@ -13,7 +12,6 @@ import {
   responseInProgress,
 } from './node-internals.js';
 import { localRefusals, type OverrunRefusals } from './overrun-refusals.js';
-import { watchOutput } from './output-watch.js';
 import { answerInTurn } from './pipelined-answers.js';
 import { problem } from '../error-catalogue.js';
 import { countRawHeaders } from '../raw-headers.js';
@@ -60,9 +58,8 @@ export interface HttpServerOptions {
 /** A node:http server that knows the backlog to listen with. */
 export type HttpServer = Server & { readonly backlog: number };
 
-/** Per connection: one answer made at a time, at most 32 requests waiting (pipelined-answers.ts). */
-export const PIPELINING = { maxAnswers: 1, maxWaiting: 32 };
-
+/** Pipelined requests a connection may have waiting for their answer (pipelined-answers.ts). */
+const MAX_WAITING = 32;
 const CONNECT_REFUSED = rawAnswer(problem('connect-refused'));
 const MISSING_HOST = problem('missing-host');
 const TWO_HOSTS = problem('missing-host', 'a request must carry exactly one Host header');
@@ -73,72 +70,65 @@ const checkEvery = (ms: number) => Math.max(10, Math.min(1000, Math.floor(ms / 4
 
 /**
  * The node:http server for the application, with every limit of `limits` (defaults for those
- * absent) and the contract's Error body for what Node would answer itself. Each step below says
- * what it stops; node:http's own options come first, our code only where they cannot.
+ * absent) and the contract's Error body where Node would answer itself. node:http's own options
+ * come first; below them, each step of ours says what it stops, why node:http cannot, and its test.
  */
 export function createHttpServer(
   listener: RequestListener,
   limits: Partial<HttpLimits> = {},
-  { trustedProxy, refusals = localRefusals() }: HttpServerOptions = {},
+  { trustedProxy = () => false, refusals = localRefusals() }: HttpServerOptions = {},
 ): HttpServer {
   const bounds = { ...DEFAULT_HTTP_LIMITS, ...limits };
-  const exempt = (socket: Socket) => trustedProxy?.(socket.remoteAddress ?? '') === true;
-  // A request without exactly one Host (HTTP/1.1): 400 40006, where Node answers an empty 400.
-  // Shutting down: every answer says `Connection: close`.
-  const checked: RequestListener = (req, res) => {
-    if (!server.listening) closeAfterAnswer(res);
-    if (req.headers.host === undefined && req.httpVersion === '1.1') answer(res, MISSING_HOST);
-    // Node keeps the first of two; a proxy in front may have routed by the other.
-    else if (countRawHeaders(req.rawHeaders, 'host') > 1) answer(res, TWO_HOSTS);
-    else listener(req, res);
-  };
-  // Pipelined requests that would hold many answers in memory: answered one at a time, the
-  // connection destroyed past 32 waiting (test/e2e/http/pipelined-answers.test.ts).
-  const inTurn = answerInTurn(checked, PIPELINING, (socket) => {
-    if (!exempt(socket)) refusals.overran(clientKey(socket.remoteAddress));
+  const { lingerMs } = bounds;
+  // Headers, or a whole request, that arrive too slowly: node:http's 408 (our body, clientError).
+  const server = createServer({
+    headersTimeout: bounds.headersTimeoutMs,
+    requestTimeout: bounds.requestTimeoutMs,
+    connectionsCheckingInterval: checkEvery(
+      Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs),
+    ),
+    requireHostHeader: false,
   });
-  const server = createServer(
-    {
-      // Headers, or a whole request, that arrive too slowly: node:http's 408, given our body below.
-      headersTimeout: bounds.headersTimeoutMs,
-      requestTimeout: bounds.requestTimeoutMs,
-      connectionsCheckingInterval: checkEvery(
-        Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs),
-      ),
-      requireHostHeader: false,
-    },
-    inTurn.listener,
-  );
-  // Idle keep-alive connections, and connections on which nothing moves: node:http's own.
+  // Idle keep-alive connections, and connections on which nothing moves.
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
 
-  // Connections over an address's bound, and over the global one with none idle to give way
-  // (node:http's maxConnections cannot evict): connection-slots.test.ts.
-  const slots = boundConnections(server, {
-    ...bounds,
-    exempt: trustedProxy,
-    stalled: (s) => stalled(s),
+  // Without exactly one Host: node:http answers an empty 400, or keeps the first of two where a
+  // proxy may have routed by the other (protocol-answers.test.ts). Shutting down: Connection: close.
+  const checked: RequestListener = (req, res) => {
+    if (!server.listening) closeAfterAnswer(res);
+    if (req.headers.host === undefined && req.httpVersion === '1.1') answer(res, MISSING_HOST);
+    else if (countRawHeaders(req.rawHeaders, 'host') > 1) answer(res, TWO_HOSTS);
+    else listener(req, res);
+  };
+  // Pipelined requests: node:http answers every request of a read at once, so one answered at a
+  // time and the connection destroyed past 32 waiting (pipelined-answers.test.ts).
+  const inTurn = answerInTurn(checked, MAX_WAITING, (socket) => {
+    if (!trustedProxy(socket.remoteAddress ?? ''))
+      refusals.overran(clientKey(socket.remoteAddress));
   });
-  refusals.onRefusal((key, ms) => slots.refuseAddress(key, ms));
-  // Output a client leaves unread past the send timeout or the output budget, which node:http
-  // leaves unbounded: output-and-connections.test.ts.
-  const stalled = watchOutput(
+  server.on('request', inTurn.listener);
+  // Per-address bounds, eviction at the global bound (node:http's maxConnections only drops the
+  // new one) and unread output (node:http bounds none): connection-slots.test.ts,
+  // output-and-connections.test.ts, overrun-refusals.test.ts.
+  const connections = holdConnections(
     server,
-    { ...bounds, intervalMs: checkEvery(bounds.sendTimeoutMs) },
+    { ...bounds, intervalMs: checkEvery(bounds.sendTimeoutMs), exempt: trustedProxy },
     inTurn.waitingOutput,
   );
-  // A reset that takes an early answer (401, 413) from a client still sending: a lingering close
-  // after the last answer and at shutdown, where node:http destroys (lingering-close.test.ts,
-  // graceful-shutdown.test.ts).
+  refusals.onRefusal((key, ms) => connections.refuseAddress(key, ms));
+  // A lingering close after the last answer and at shutdown, where node:http destroys and resets
+  // an early answer (401, 413) away (lingering-close.test.ts, graceful-shutdown.test.ts).
   server.on('connection', (socket: Socket) =>
-    onCloseAfterAnswer(socket, () => lingeringClose(socket, bounds.lingerMs)),
+    onCloseAfterAnswer(socket, () => lingeringClose(socket, lingerMs)),
   );
-  onCloseIdle(server, () => closeBetweenRequests(slots, bounds.lingerMs));
-  // Unparsable, oversized or late requests: an Error body where Node sends a bare status.
-  const onClientError = clientErrorHandler(bounds.lingerMs);
+  onCloseIdle(server, () => closeBetweenRequests(connections, lingerMs));
+  // Unparsable, oversized or late requests: an Error body where Node sends a bare status
+  // (closing-connections.test.ts).
+  const onClientError = clientErrorHandler(lingerMs);
   server.on('clientError', onClientError);
-  // An Expect other than 100-continue alone, which Node would meet for `100-continue, foo`: 417.
+  // An Expect other than 100-continue alone: 417 with an Error body, where Node gives a bare 417
+  // and meets `100-continue, foo` (protocol-answers.test.ts).
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
   server.on('checkContinue', (req, res) => {
     if (req.headers.expect?.trim().toLowerCase() !== '100-continue') {
@@ -147,7 +137,7 @@ export function createHttpServer(
     res.writeContinue();
     inTurn.listener(req, res);
   });
-  // A body that stalls past the idle timeout before the request timeout: 408, not a bare close.
+  // A body that stalls past the idle timeout: 408, where Node closes bare (closing-connections.test.ts).
   server.on('timeout', (socket: Socket) => {
     const response = responseInProgress(socket);
     if (response === undefined || response.headersSent || response.req.complete) {
@@ -155,28 +145,25 @@ export function createHttpServer(
     }
     onClientError(Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
   });
-  // CONNECT: 405 with an Error body, where Node closes without a word.
-  server.on('connect', (_req, socket: Socket) =>
-    endAndDestroy(socket, CONNECT_REFUSED, bounds.lingerMs),
-  );
+  // CONNECT: 405 with an Error body, where Node closes without a word (protocol-answers.test.ts).
+  server.on('connect', (_req, socket: Socket) => lingeringClose(socket, lingerMs, CONNECT_REFUSED));
   return Object.assign(server, { backlog: bounds.backlog });
 }
 
 /** How long a connection idle at shutdown stays open for a request already on its way. */
-export const LAST_CALL_MS = 250;
+const LAST_CALL_MS = 250;
 
 /**
  * Closes every connection between requests, for shutdown, so that nothing accepted is reset: an
  * answer not started says `Connection: close`; a connection idle, or once its answer is written,
  * gets LAST_CALL_MS for a request already sent, then a lingering close.
  */
-function closeBetweenRequests(slots: ConnectionSlots, lingerMs: number): void {
+function closeBetweenRequests(connections: Connections, lingerMs: number): void {
   const closeIfIdle = (socket: Socket) => {
-    if (responseInProgress(socket) === undefined && socket.writable)
-      lingeringClose(socket, lingerMs);
+    if (responseInProgress(socket) === undefined) lingeringClose(socket, lingerMs);
   };
   const later = (socket: Socket) => setTimeout(closeIfIdle, LAST_CALL_MS, socket).unref();
-  for (const socket of slots.sockets()) {
+  for (const socket of connections.sockets()) {
     const response = responseInProgress(socket);
     if (response === undefined) later(socket);
     else if (!response.headersSent) closeAfterAnswer(response);

@@ -49,33 +49,27 @@ export function localRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): OverrunR
 }
 
 const OVERRUN = 'plant-store:overrun';
-const REFUSE = 'plant-store:refuse';
+const isOverrun = (message: unknown): message is { type: typeof OVERRUN; key: string } =>
+  (message as { type?: unknown } | null)?.type === OVERRUN &&
+  typeof (message as { key?: unknown }).key === 'string';
 
-interface RefusalMessage {
-  type: typeof OVERRUN | typeof REFUSE;
-  key: string;
-  ms?: number;
+/**
+ * A worker's refusals under `--workers`: it tells the primary of its overruns (shareRefusals), the
+ * primary tells every worker, and each counts every overrun of the instance.
+ */
+export function workerRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): OverrunRefusals {
+  const counted = localRefusals(policy);
+  process.on('message', (message: unknown) => isOverrun(message) && counted.overran(message.key));
+  return {
+    overran: (key) => process.send?.({ type: OVERRUN, key }),
+    onRefusal: counted.onRefusal,
+  };
 }
 
-const isMessage = (message: unknown, type: RefusalMessage['type']): message is RefusalMessage =>
-  (message as RefusalMessage | null)?.type === type &&
-  typeof (message as RefusalMessage).key === 'string';
-
-/** A worker's refusals under `--workers`: counted by the primary for the whole instance. */
-export const workerRefusals = (): OverrunRefusals => ({
-  overran: (key) => process.send?.({ type: OVERRUN, key }),
-  onRefusal: (refuse) =>
-    void process.on('message', (message: unknown) => {
-      if (isMessage(message, REFUSE)) refuse(message.key, message.ms ?? 0);
-    }),
-});
-
-/** In the primary: counts the overruns every worker reports and tells every worker to refuse. */
-export function shareRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): void {
-  const record = overrunCounter(policy);
+/** In the primary: passes every overrun a worker reports on to every worker. */
+export function shareRefusals(): void {
   cluster.on('message', (_worker, message: unknown) => {
-    if (!isMessage(message, OVERRUN) || !record(message.key)) return;
-    const refusal: RefusalMessage = { type: REFUSE, key: message.key, ms: policy.refusalMs };
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(refusal);
+    if (!isOverrun(message)) return;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(message);
   });
 }

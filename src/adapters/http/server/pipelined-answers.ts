@@ -1,89 +1,75 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-/** Per connection: the answers the application is producing, and the requests waiting their turn. */
-interface Turns {
-  readonly answering: Set<ServerResponse>;
-  readonly waiting: [IncomingMessage, ServerResponse][];
-  /** Whether this module paused the connection's reading (and so resumes it). */
+/** Per connection: the answer being made, the requests waiting their turn, whether we paused it. */
+interface Turn {
+  answering?: ServerResponse | undefined;
+  waiting: [IncomingMessage, ServerResponse][];
   paused: boolean;
-}
-
-export interface PipelinedAnswers {
-  /** The request listener to give node:http: the application's, called in turn. */
-  readonly listener: RequestListener;
-  /** Bytes of output the connection holds that its client has not taken: the socket's and every queued answer's. */
-  waitingOutput(socket: Socket): number;
 }
 
 /**
  * Bounds what pipelined requests make a connection hold. node:http emits every request of a read at
- * once and only pauses reading once answers pile up, so a client that pipelines hundreds of
- * requests and never reads would hold hundreds of answers. Here the application answers `maxAnswers`
- * of a connection at a time (the next once one is written out), the connection unread while any
- * wait; past `maxWaiting` waiting, the connection is destroyed (RFC 9112, 9.3.2: the client retries
- * what a closed connection did not answer) and `overran` told.
+ * once and pauses reading only once answers pile up, so a client pipelining hundreds of requests
+ * that never reads would hold hundreds of answers. Here the application answers one request of a
+ * connection at a time, the connection unread while others wait; past `maxWaiting` waiting, the
+ * connection is destroyed (RFC 9112, 9.3.2: the client retries what was not answered) and `overran`
+ * told. `waitingOutput` is the output a connection holds that its client has not taken.
  */
 export function answerInTurn(
   listener: RequestListener,
-  { maxAnswers, maxWaiting }: { maxAnswers: number; maxWaiting: number },
+  maxWaiting: number,
   overran: (socket: Socket) => void,
-): PipelinedAnswers {
-  const turns = new WeakMap<Socket, Turns>();
+): { listener: RequestListener; waitingOutput: (socket: Socket) => number } {
+  const turns = new WeakMap<Socket, Turn>();
 
-  const start = (state: Turns, req: IncomingMessage, res: ServerResponse, arriving = false) => {
-    const socket = req.socket;
-    state.answering.add(res);
+  const start = (turn: Turn, req: IncomingMessage, res: ServerResponse, arriving: boolean) => {
+    turn.answering = res;
     const done = () => {
-      if (!state.answering.delete(res)) return;
-      const next = state.waiting.shift();
-      if (next !== undefined) start(state, ...next);
-      else if (state.paused) {
-        state.paused = false;
-        socket.resume();
+      if (turn.answering !== res) return;
+      turn.answering = undefined;
+      const next = turn.waiting.shift();
+      if (next !== undefined) start(turn, ...next, false);
+      else if (turn.paused) {
+        turn.paused = false;
+        req.socket.resume();
       }
     };
-    res.once('finish', done);
-    res.once('close', done);
-    if (!arriving) listener(req, res);
-    // Once node:http has parsed the rest of the read: it may have overrun (the connection is
-    // destroyed) or be unparsable (the clientError listener has answered).
-    else setImmediate(() => socket.destroyed || res.headersSent || listener(req, res));
+    res.once('finish', done).once('close', done);
+    // An arriving one once node:http has parsed the rest of the read: it may have overrun (the
+    // connection is destroyed) or be unparsable (the clientError listener has answered).
+    if (arriving) setImmediate(() => req.socket.destroyed || res.headersSent || listener(req, res));
+    else listener(req, res);
   };
 
   const inTurn: RequestListener = (req, res) => {
     const socket = req.socket;
-    let state = turns.get(socket);
-    if (state === undefined) {
-      const fresh: Turns = { answering: new Set(), waiting: [], paused: false };
-      turns.set(socket, (state = fresh));
+    let turn = turns.get(socket);
+    if (turn === undefined) {
+      const fresh: Turn = { waiting: [], paused: false };
+      turns.set(socket, (turn = fresh));
       socket.once('close', () => fresh.waiting.splice(0));
     }
     if (socket.destroyed) return;
-    if (state.answering.size < maxAnswers && state.waiting.length === 0) {
-      return start(state, req, res, true);
+    if (turn.answering === undefined && turn.waiting.length === 0) {
+      return start(turn, req, res, true);
     }
-    if (state.waiting.length >= maxWaiting) {
-      state.waiting.splice(0);
+    if (turn.waiting.length >= maxWaiting) {
+      turn.waiting.splice(0);
       overran(socket);
       return void socket.destroy();
     }
-    state.waiting.push([req, res]);
-    if (!state.paused) {
-      state.paused = true;
-      socket.pause();
-    }
+    turn.waiting.push([req, res]);
+    if (!turn.paused) socket.pause();
+    turn.paused = true;
   };
 
   return {
     listener: inTurn,
     waitingOutput(socket) {
-      let bytes = socket.writableLength;
-      // An answer not yet given the socket (behind an unfinished one) holds its own output.
-      for (const res of turns.get(socket)?.answering ?? []) {
-        if (res.socket === null) bytes += res.writableLength;
-      }
-      return bytes;
+      const answering = turns.get(socket)?.answering;
+      // An answer node:http has not given the socket yet holds its own output.
+      return socket.writableLength + (answering?.socket === null ? answering.writableLength : 0);
     },
   };
 }
