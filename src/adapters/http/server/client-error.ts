@@ -4,29 +4,26 @@ import { responseInProgress, stopParsing } from './node-internals.js';
 import { problem } from '../error-catalogue.js';
 import type { HttpProblem } from '../http-problem.js';
 
-/** A refusal's Error body and headers, closing its connection. */
-function closing(refusal: HttpProblem): [string, Record<string, string>] {
-  const body = JSON.stringify(refusal.body());
-  const length = String(Buffer.byteLength(body));
+/** A refusal's status, headers (closing the connection) and Error body. */
+function refusal(refused: HttpProblem): [number, Record<string, string>, string] {
+  const body = JSON.stringify(refused.body());
   const type = 'application/json; charset=utf-8';
-  return [
-    body,
-    { ...refusal.headers, 'Content-Type': type, 'Content-Length': length, Connection: 'close' },
-  ];
+  const length = String(Buffer.byteLength(body));
+  const headers = { 'Content-Type': type, 'Content-Length': length, Connection: 'close' };
+  return [refused.status, { ...refused.headers, ...headers }, body];
 }
 
 /** The raw HTTP/1.1 bytes of a refusal, for a socket no response owns. */
-export function rawAnswer(refusal: HttpProblem): string {
-  const [body, headers] = closing(refusal);
+export function rawAnswer(refused: HttpProblem): string {
+  const [status, headers, body] = refusal(refused);
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  return `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${head.join('')}\r\n${body}`;
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`;
 }
 
 /** Answers a refusal through Node's response object, outside Koa; the connection closes after it. */
-export function answer(res: ServerResponse, refusal: HttpProblem): void {
-  const [body, headers] = closing(refusal);
-  res.writeHead(refusal.status, headers);
-  res.end(res.req.method === 'HEAD' ? undefined : body);
+export function answer(res: ServerResponse, refused: HttpProblem): void {
+  const [status, headers, body] = refusal(refused);
+  res.writeHead(status, headers).end(res.req.method === 'HEAD' ? undefined : body);
 }
 
 /** What a closing connection reads and drops at most: enough for the client to see its answer. */
@@ -34,10 +31,9 @@ const LINGER_BYTES = 256 * 1024;
 const lingering = new WeakSet<Socket>();
 
 /**
- * Closes a connection as HTTP servers do (a lingering close), where node:http destroys at once and
- * the kernel's reset to the unread rest takes the answer (a 401 or 413) from a client still
- * sending: sends `data` and a FIN, reads and drops what still comes until the client closes too,
- * and destroys after `lingerMs` at most, so a client that never closes pins nothing.
+ * Closes a connection as HTTP servers do, where node:http destroys it and the kernel's reset to
+ * what is still unread takes the answer (401, 413) from a client still sending: sends `data` and
+ * a FIN, drops what still comes until the client's FIN, and destroys after `lingerMs` at most.
  */
 export function lingeringClose(socket: Socket, lingerMs: number, data = ''): void {
   if (socket.destroyed || lingering.has(socket)) return;
@@ -48,30 +44,25 @@ export function lingeringClose(socket: Socket, lingerMs: number, data = ''): voi
   socket.once('close', () => clearTimeout(timer));
   stopParsing(socket);
   let dropped = 0;
-  socket.on('data', (chunk: Buffer) => {
-    if ((dropped += chunk.length) >= LINGER_BYTES) socket.pause();
-  });
+  socket.on('data', (chunk: Buffer) => (dropped += chunk.length) >= LINGER_BYTES && socket.pause());
   socket.once('end', () => {
     if (socket.writableFinished) socket.destroy();
     else socket.once('finish', () => socket.destroy());
   });
-  socket.resume();
-  socket.end(data);
+  socket.resume().end(data);
 }
 
-const refusal = (name: 'headers-too-large' | 'request-timeout' | 'not-http') => {
-  const refused = problem(name);
-  return { refused, raw: rawAnswer(refused) };
+const withRaw = (refused: HttpProblem) => [refused, rawAnswer(refused)] as const;
+/** By node:http's error code; anything else is unparsable. */
+const REFUSALS: Record<string, readonly [HttpProblem, string]> = {
+  HPE_HEADER_OVERFLOW: withRaw(problem('headers-too-large')),
+  ERR_HTTP_REQUEST_TIMEOUT: withRaw(problem('request-timeout')),
 };
-const REFUSALS = {
-  HPE_HEADER_OVERFLOW: refusal('headers-too-large'),
-  ERR_HTTP_REQUEST_TIMEOUT: refusal('request-timeout'),
-};
-const MALFORMED = refusal('not-http');
+const MALFORMED = withRaw(problem('not-http'));
 
 /**
  * A node:http 'clientError' listener: what Node refuses before Koa sees it (unparsable, headers
- * over the limit, headers or body late) gets an Error body when no answer has begun, then a
+ * over the limit, headers or body late) gets an Error body unless an answer has begun, then a
  * lingering close.
  */
 export const clientErrorHandler =
@@ -81,7 +72,7 @@ export const clientErrorHandler =
     if (error.code === 'ECONNRESET' || socket.destroyed || inFlight?.headersSent === true) {
       return void socket.destroy();
     }
-    const { refused, raw } = REFUSALS[error.code as keyof typeof REFUSALS] ?? MALFORMED;
+    const [refused, raw] = REFUSALS[error.code ?? ''] ?? MALFORMED;
     if (inFlight === undefined) return lingeringClose(socket, lingerMs, raw);
     // A body still arriving: its response answers, so the application's later answer finds it sent.
     answer(inFlight, refused);

@@ -1,27 +1,12 @@
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey, networkKey } from '../client-key.js';
+import type { HttpLimits } from './http-server.js';
 import { responseInProgress } from './node-internals.js';
+import { OVERRUN_REFUSAL, overrunCounter } from './overrun-refusals.js';
 
-export interface ConnectionLimits {
-  maxConnections: number;
-  maxConnectionsPerAddress: number;
-  maxConnectionsPerNetwork: number;
-  sendTimeoutMs: number;
-  maxBufferedOutputBytes: number;
-}
-
-/** The connections a server holds, as bounded by holdConnections. */
-export interface Connections {
-  sockets(): Iterable<Socket>;
-  /** Closes every connection of a client address (its clientKey) and refuses its new ones for `ms`. */
-  refuseAddress(key: string, ms: number): void;
-}
-
-interface Held {
-  keys: string[]; // its address's clientKey, and its IPv6 /56 if any
-  since: number; // since when its output has waited unread (0 while none does)
-}
+/** Per connection: its address's clientKey (and IPv6 /56), since when its output waits unread. */
+type Held = { keys: string[]; since: number };
 
 /** Addresses refused at once, at most; the oldest is forgotten first, so no flood of addresses grows it. */
 const REFUSALS_KEPT = 10_000;
@@ -37,9 +22,9 @@ const REFUSALS_KEPT = 10_000;
  */
 export function holdConnections(
   server: Server,
-  limits: ConnectionLimits & { intervalMs: number; exempt: (address: string) => boolean },
+  limits: HttpLimits & { intervalMs: number; exempt: (address: string) => boolean },
   waitingOutput: (socket: Socket) => number,
-): Connections {
+) {
   const held = new Map<Socket, Held>();
   const counts = new Map<string, number>();
   const count = (key: string, by: number) => {
@@ -68,6 +53,7 @@ export function holdConnections(
 
   /** Per address key, until when its new connections are refused (ms since the epoch). */
   const refused = new Map<string, number>();
+  const overruns = overrunCounter();
   const isRefused = (key: string) => {
     if ((refused.get(key) ?? 0) > Date.now()) return true;
     refused.delete(key);
@@ -120,10 +106,12 @@ export function holdConnections(
 
   return {
     sockets: () => held.keys(),
-    refuseAddress(key, ms) {
+    /** An address's pipelining overrun: past the policy, its connections close and new ones are refused. */
+    overran(key: string) {
+      if (!overruns(key)) return;
       refused.delete(key);
       if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
-      refused.set(key, Date.now() + ms);
+      refused.set(key, Date.now() + OVERRUN_REFUSAL.refusalMs);
       // At once: an address that overruns again and again usually does on all its connections.
       for (const [socket, { keys }] of held) if (keys[0] === key) socket.destroy();
     },

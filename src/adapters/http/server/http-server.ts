@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { answer, clientErrorHandler, lingeringClose, rawAnswer } from './client-error.js';
 import { clientKey } from '../client-key.js';
-import { holdConnections, type Connections } from './connections.js';
+import { holdConnections } from './connections.js';
 import {
   closeAfterAnswer,
   keepsAlive,
@@ -17,41 +17,27 @@ import { problem } from '../error-catalogue.js';
 import { countRawHeaders } from '../raw-headers.js';
 
 /** Every bound the HTTP server holds its clients to; docs/operations.md states each default. */
-export interface HttpLimits {
-  headersTimeoutMs: number; // the whole header block must arrive within this
-  requestTimeoutMs: number; // the whole request, headers and body, must arrive within this
-  keepAliveTimeoutMs: number; // an idle keep-alive connection is closed after this
-  idleTimeoutMs: number; // a connection on which nothing moves, either way, is destroyed after this
-  sendTimeoutMs: number; // output may wait this long for a client that does not read it
-  maxBufferedOutputBytes: number; // output waiting for clients on all connections together
-  maxConnections: number; // open at once; at the bound, an idle one gives its slot to a new one
-  maxConnectionsPerAddress: number; // per client address (IPv4, IPv6 /64)
-  maxConnectionsPerNetwork: number; // per IPv6 /56 (a site's usual allocation), over its /64s
-  backlog: number; // connections the kernel queues before they are accepted (capped by somaxconn)
-  lingerMs: number; // how long a connection closed after an answer waits for the client's close
-}
-
-export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5_000,
-  idleTimeoutMs: 30_000,
-  sendTimeoutMs: 30_000,
-  maxBufferedOutputBytes: 64 * 1024 * 1024,
-  maxConnections: 4096,
-  // A browser opens 6 to a host, a NAT or a small proxy pool a few dozen; 32 addresses fill the
-  // global bound, and the eviction at that bound frees what they leave idle.
+export const DEFAULT_HTTP_LIMITS = Object.freeze({
+  headersTimeoutMs: 10_000, // the whole header block must arrive within this
+  requestTimeoutMs: 30_000, // the whole request, headers and body, must arrive within this
+  keepAliveTimeoutMs: 5_000, // an idle keep-alive connection is closed after this
+  idleTimeoutMs: 30_000, // a connection on which nothing moves, either way, is destroyed after this
+  sendTimeoutMs: 30_000, // output may wait this long for a client that does not read it
+  maxBufferedOutputBytes: 64 * 1024 * 1024, // output waiting for clients on all connections together
+  maxConnections: 4096, // open at once; at the bound, an idle one gives its slot to a new one
+  // Per client address (IPv4, IPv6 /64): a browser opens 6, a NAT or proxy pool a few dozen.
   maxConnectionsPerAddress: 128,
-  // Four hosts' worth: a site of many hosts behind one /56 still gets far more than one address.
-  maxConnectionsPerNetwork: 512,
-  backlog: 2048,
-  lingerMs: 1000,
-};
+  maxConnectionsPerNetwork: 512, // per IPv6 /56 (a site's usual allocation): four hosts' worth
+  backlog: 2048, // connections the kernel queues before they are accepted (capped by somaxconn)
+  lingerMs: 1000, // how long a connection closed after an answer waits for the client's close
+});
+
+export type HttpLimits = { -readonly [K in keyof typeof DEFAULT_HTTP_LIMITS]: number };
 
 export interface HttpServerOptions {
   /** Whether a peer is a trusted proxy (PLANT_STORE_TRUST_PROXY): exempt from the per-address bounds and refusals. */
   trustedProxy?: ((address: string) => boolean) | undefined;
-  /** Who counts pipelining overruns and refuses addresses: this server alone unless told (workers). */
+  /** Whose pipelining overruns the server counts to refuse addresses: its own unless told (workers). */
   refusals?: OverrunRefusals | undefined;
 }
 
@@ -116,13 +102,13 @@ export function createHttpServer(
     { ...bounds, intervalMs: checkEvery(bounds.sendTimeoutMs), exempt: trustedProxy },
     inTurn.waitingOutput,
   );
-  refusals.onRefusal((key, ms) => connections.refuseAddress(key, ms));
+  refusals.onOverrun((key) => connections.overran(key));
   // A lingering close after the last answer and at shutdown, where node:http destroys and resets
   // an early answer (401, 413) away (lingering-close.test.ts, graceful-shutdown.test.ts).
   server.on('connection', (socket: Socket) =>
     onCloseAfterAnswer(socket, () => lingeringClose(socket, lingerMs)),
   );
-  onCloseIdle(server, () => closeBetweenRequests(connections, lingerMs));
+  onCloseIdle(server, () => closeBetweenRequests(connections.sockets(), lingerMs));
   // Unparsable, oversized or late requests: an Error body where Node sends a bare status
   // (closing-connections.test.ts).
   const onClientError = clientErrorHandler(lingerMs);
@@ -158,12 +144,12 @@ const LAST_CALL_MS = 250;
  * answer not started says `Connection: close`; a connection idle, or once its answer is written,
  * gets LAST_CALL_MS for a request already sent, then a lingering close.
  */
-function closeBetweenRequests(connections: Connections, lingerMs: number): void {
+function closeBetweenRequests(sockets: Iterable<Socket>, lingerMs: number): void {
   const closeIfIdle = (socket: Socket) => {
     if (responseInProgress(socket) === undefined) lingeringClose(socket, lingerMs);
   };
   const later = (socket: Socket) => setTimeout(closeIfIdle, LAST_CALL_MS, socket).unref();
-  for (const socket of connections.sockets()) {
+  for (const socket of sockets) {
     const response = responseInProgress(socket);
     if (response === undefined) later(socket);
     else if (!response.headersSent) closeAfterAnswer(response);

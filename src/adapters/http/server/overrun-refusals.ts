@@ -8,68 +8,53 @@ import cluster from 'node:cluster';
  */
 export const OVERRUN_REFUSAL = { overruns: 8, windowMs: 10_000, refusalMs: 10_000 };
 
-export type OverrunPolicy = typeof OVERRUN_REFUSAL;
-
-/** Where a server reports its overruns (by client key) and learns which addresses to refuse. */
-export interface OverrunRefusals {
-  overran(key: string): void;
-  onRefusal(refuse: (key: string, ms: number) => void): void;
-}
-
-/** Addresses counted at once, at most; the one counted least recently is forgotten first. */
-const KEYS_KEPT = 10_000;
-
-/** Overruns per key within the policy's window: true when the key is to be refused. */
+/** Overruns per key within the window (10,000 keys at most): true when the key is to be refused. */
 export function overrunCounter(
-  { overruns, windowMs }: OverrunPolicy,
+  { overruns, windowMs } = OVERRUN_REFUSAL,
   now: () => number = Date.now,
 ): (key: string) => boolean {
   const seen = new Map<string, number[]>();
   return (key) => {
     const at = now();
-    const times = (seen.get(key) ?? []).filter((time) => at - time < windowMs);
-    times.push(at);
+    const times = [...(seen.get(key) ?? []).filter((time) => at - time < windowMs), at];
     seen.delete(key);
     // A refused address starts counting again once its refusal is over.
     if (times.length >= overruns) return true;
-    if (seen.size >= KEYS_KEPT) seen.delete(seen.keys().next().value!);
+    if (seen.size >= 10_000) seen.delete(seen.keys().next().value!);
     seen.set(key, times);
     return false;
   };
 }
 
-/** One process's refusals, counted by the server itself. */
-export function localRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): OverrunRefusals {
-  const record = overrunCounter(policy);
-  const listeners: ((key: string, ms: number) => void)[] = [];
+/** Where a server reports its pipelining overruns (by client key) and hears the instance's. */
+export interface OverrunRefusals {
+  overran(key: string): void;
+  onOverrun(listener: (key: string) => void): void;
+}
+
+/** One process's overruns: it hears its own. */
+export function localRefusals(): OverrunRefusals {
+  const listeners: ((key: string) => void)[] = [];
   return {
-    overran: (key) => record(key) && listeners.forEach((refuse) => refuse(key, policy.refusalMs)),
-    onRefusal: (refuse) => void listeners.push(refuse),
+    overran: (key) => listeners.forEach((listener) => listener(key)),
+    onOverrun: (listener) => void listeners.push(listener),
   };
 }
 
 const OVERRUN = 'plant-store:overrun';
-const isOverrun = (message: unknown): message is { type: typeof OVERRUN; key: string } =>
-  (message as { type?: unknown } | null)?.type === OVERRUN &&
-  typeof (message as { key?: unknown }).key === 'string';
+type Message = { type?: unknown; key?: unknown } | null;
 
-/**
- * A worker's refusals under `--workers`: it tells the primary of its overruns (shareRefusals), the
- * primary tells every worker, and each counts every overrun of the instance.
- */
-export function workerRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): OverrunRefusals {
-  const counted = localRefusals(policy);
-  process.on('message', (message: unknown) => isOverrun(message) && counted.overran(message.key));
-  return {
-    overran: (key) => process.send?.({ type: OVERRUN, key }),
-    onRefusal: counted.onRefusal,
-  };
-}
+/** A worker's under `--workers`: told to the primary (shareRefusals), heard from every worker. */
+export const workerRefusals = (): OverrunRefusals => ({
+  overran: (key) => process.send?.({ type: OVERRUN, key }),
+  onOverrun: (listener) =>
+    void process.on('message', (m: Message) => m?.type === OVERRUN && listener(String(m.key))),
+});
 
 /** In the primary: passes every overrun a worker reports on to every worker. */
 export function shareRefusals(): void {
-  cluster.on('message', (_worker, message: unknown) => {
-    if (!isOverrun(message)) return;
+  cluster.on('message', (_worker, message: Message) => {
+    if (message?.type !== OVERRUN) return;
     for (const worker of Object.values(cluster.workers ?? {})) worker?.send(message);
   });
 }

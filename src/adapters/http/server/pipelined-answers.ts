@@ -2,19 +2,18 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Socket } from 'node:net';
 
 /** Per connection: the answer being made, the requests waiting their turn, whether we paused it. */
-interface Turn {
-  answering?: ServerResponse | undefined;
+type Turn = {
+  answering?: ServerResponse;
   waiting: [IncomingMessage, ServerResponse][];
-  paused: boolean;
-}
+  paused?: true;
+};
 
 /**
- * Bounds what pipelined requests make a connection hold. node:http emits every request of a read at
- * once and pauses reading only once answers pile up, so a client pipelining hundreds of requests
- * that never reads would hold hundreds of answers. Here the application answers one request of a
- * connection at a time, the connection unread while others wait; past `maxWaiting` waiting, the
- * connection is destroyed (RFC 9112, 9.3.2: the client retries what was not answered) and `overran`
- * told. `waitingOutput` is the output a connection holds that its client has not taken.
+ * Bounds what pipelined requests make a connection hold: node:http emits every request of a read at
+ * once (it pauses reading only once answers pile up), so here the application answers one request
+ * of a connection at a time, the connection unread while others wait; past `maxWaiting` waiting,
+ * the connection is destroyed (RFC 9112, 9.3.2: the client retries what was not answered) and
+ * `overran` told. `waitingOutput` is the output a connection holds that its client has not taken.
  */
 export function answerInTurn(
   listener: RequestListener,
@@ -27,11 +26,11 @@ export function answerInTurn(
     turn.answering = res;
     const done = () => {
       if (turn.answering !== res) return;
-      turn.answering = undefined;
+      delete turn.answering;
       const next = turn.waiting.shift();
       if (next !== undefined) start(turn, ...next, false);
       else if (turn.paused) {
-        turn.paused = false;
+        delete turn.paused;
         req.socket.resume();
       }
     };
@@ -43,10 +42,10 @@ export function answerInTurn(
   };
 
   const inTurn: RequestListener = (req, res) => {
-    const socket = req.socket;
+    const { socket } = req;
     let turn = turns.get(socket);
     if (turn === undefined) {
-      const fresh: Turn = { waiting: [], paused: false };
+      const fresh: Turn = { waiting: [] };
       turns.set(socket, (turn = fresh));
       socket.once('close', () => fresh.waiting.splice(0));
     }
@@ -54,22 +53,19 @@ export function answerInTurn(
     if (turn.answering === undefined && turn.waiting.length === 0) {
       return start(turn, req, res, true);
     }
-    if (turn.waiting.length >= maxWaiting) {
+    if (turn.waiting.push([req, res]) > maxWaiting) {
       turn.waiting.splice(0);
       overran(socket);
       return void socket.destroy();
     }
-    turn.waiting.push([req, res]);
     if (!turn.paused) socket.pause();
     turn.paused = true;
   };
 
-  return {
-    listener: inTurn,
-    waitingOutput(socket) {
-      const answering = turns.get(socket)?.answering;
-      // An answer node:http has not given the socket yet holds its own output.
-      return socket.writableLength + (answering?.socket === null ? answering.writableLength : 0);
-    },
+  const waitingOutput = (socket: Socket) => {
+    const answering = turns.get(socket)?.answering;
+    // An answer node:http has not given the socket yet holds its own output.
+    return socket.writableLength + (answering?.socket === null ? answering.writableLength : 0);
   };
+  return { listener: inTurn, waitingOutput };
 }
