@@ -28,7 +28,6 @@ export function answer(res: ServerResponse, refused: HttpProblem): void {
 
 /** What a closing connection reads and drops at most: enough for the client to see its answer. */
 const LINGER_BYTES = 256 * 1024;
-const lingering = new WeakSet<Socket>();
 
 /**
  * Closes a connection as HTTP servers do, where node:http destroys it and the kernel's reset to
@@ -36,8 +35,7 @@ const lingering = new WeakSet<Socket>();
  * a FIN, drops what still comes until the client's FIN, and destroys after `lingerMs` at most.
  */
 export function lingeringClose(socket: Socket, lingerMs: number, data = ''): void {
-  if (socket.destroyed || lingering.has(socket)) return;
-  lingering.add(socket);
+  if (socket.destroyed || socket.writableEnded) return;
   if (!socket.writable) return void socket.destroy();
   socket.setTimeout(0);
   const timer = setTimeout(() => socket.destroy(), lingerMs).unref();

@@ -2,7 +2,6 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { answer, clientErrorHandler, lingeringClose, rawAnswer } from './client-error.js';
-import { clientKey } from '../client-key.js';
 import { holdConnections } from './connections.js';
 import {
   closeAfterAnswer,
@@ -12,7 +11,6 @@ import {
   responseInProgress,
 } from './node-internals.js';
 import { localRefusals, type OverrunRefusals } from './overrun-refusals.js';
-import { answerInTurn } from './pipelined-answers.js';
 import { problem } from '../error-catalogue.js';
 import { countRawHeaders } from '../raw-headers.js';
 
@@ -44,12 +42,11 @@ export interface HttpServerOptions {
 /** A node:http server that knows the backlog to listen with. */
 export type HttpServer = Server & { readonly backlog: number };
 
-/** Pipelined requests a connection may have waiting for their answer (pipelined-answers.ts). */
-const MAX_WAITING = 32;
 const CONNECT_REFUSED = rawAnswer(problem('connect-refused'));
 const MISSING_HOST = problem('missing-host');
 const TWO_HOSTS = problem('missing-host', 'a request must carry exactly one Host header');
 const EXPECTATION_FAILED = problem('expectation-failed');
+const IDLE_BODY = Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
 
 /** Node checks its header and request timeouts this often: finer when they are short. */
 const checkEvery = (ms: number) => Math.max(10, Math.min(1000, Math.floor(ms / 4)));
@@ -87,22 +84,17 @@ export function createHttpServer(
     else if (countRawHeaders(req.rawHeaders, 'host') > 1) answer(res, TWO_HOSTS);
     else listener(req, res);
   };
-  // Pipelined requests: node:http answers every request of a read at once, so one answered at a
-  // time and the connection destroyed past 32 waiting (pipelined-answers.test.ts).
-  const inTurn = answerInTurn(checked, MAX_WAITING, (socket) => {
-    if (!trustedProxy(socket.remoteAddress ?? ''))
-      refusals.overran(clientKey(socket.remoteAddress));
-  });
-  server.on('request', inTurn.listener);
   // Per-address bounds, eviction at the global bound (node:http's maxConnections only drops the
-  // new one) and unread output (node:http bounds none): connection-slots.test.ts,
+  // new one), pipelined requests one at a time (node:http starts every request of a read at once)
+  // and unread output (node:http bounds none): connection-slots.test.ts, pipelined-answers.test.ts,
   // output-and-connections.test.ts, overrun-refusals.test.ts.
   const connections = holdConnections(
     server,
+    checked,
     { ...bounds, intervalMs: checkEvery(bounds.sendTimeoutMs), exempt: trustedProxy },
-    inTurn.waitingOutput,
+    refusals,
   );
-  refusals.onOverrun((key) => connections.overran(key));
+  server.on('request', connections.listener);
   // A lingering close after the last answer and at shutdown, where node:http destroys and resets
   // an early answer (401, 413) away (lingering-close.test.ts, graceful-shutdown.test.ts).
   server.on('connection', (socket: Socket) =>
@@ -121,15 +113,13 @@ export function createHttpServer(
       return answer(res, EXPECTATION_FAILED);
     }
     res.writeContinue();
-    inTurn.listener(req, res);
+    connections.listener(req, res);
   });
   // A body that stalls past the idle timeout: 408, where Node closes bare (closing-connections.test.ts).
   server.on('timeout', (socket: Socket) => {
-    const response = responseInProgress(socket);
-    if (response === undefined || response.headersSent || response.req.complete) {
-      return void socket.destroy();
-    }
-    onClientError(Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+    const res = responseInProgress(socket);
+    if (res && !res.headersSent && !res.req.complete) onClientError(IDLE_BODY, socket);
+    else socket.destroy();
   });
   // CONNECT: 405 with an Error body, where Node closes without a word (protocol-answers.test.ts).
   server.on('connect', (_req, socket: Socket) => lingeringClose(socket, lingerMs, CONNECT_REFUSED));

@@ -1,10 +1,9 @@
 import cluster from 'node:cluster';
 
 /**
- * When a client address is refused for pipelining past the bound (pipelined-answers.ts): each
- * overrun closes its own connection; the eighth within 10 s closes every connection of the address
- * and refuses its new ones for 10 s. A client behind a shared address (NAT) pipelining now and then
- * must not lock out the others; an attack passes eight at its start.
+ * Pipelining past the bound (connections.ts) closes its connection; the eighth time within 10 s
+ * closes every connection of the address and refuses its new ones for 10 s: a client behind a
+ * shared address (NAT) pipelining now and then locks no one out; an attack passes eight at once.
  */
 export const OVERRUN_REFUSAL = { overruns: 8, windowMs: 10_000, refusalMs: 10_000 };
 
