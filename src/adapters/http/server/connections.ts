@@ -16,8 +16,6 @@ interface Held {
 
 /** Pipelined requests a connection may have waiting for their turn. */
 const MAX_WAITING = 32;
-/** Addresses refused at once, at most; the oldest is forgotten first, so no flood of addresses grows it. */
-const REFUSALS_KEPT = 10_000;
 
 /**
  * Holds the server's connections to what node:http leaves unbounded, and calls `listener`:
@@ -72,11 +70,6 @@ export function holdConnections(
 
   /** Per address key, until when its new connections are refused (ms since the epoch). */
   const refused = new Map<string, number>();
-  const isRefused = (key: string) => {
-    if ((refused.get(key) ?? 0) > Date.now()) return true;
-    refused.delete(key);
-    return false;
-  };
 
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
@@ -85,7 +78,7 @@ export function holdConnections(
     const keys = network === undefined ? [key] : [key, network];
     const overBound =
       !limits.exempt(address) &&
-      (isRefused(key) ||
+      ((refused.get(key) ?? 0) > Date.now() ||
         (counts.get(key) ?? 0) >= limits.maxConnectionsPerAddress ||
         (network !== undefined && (counts.get(network) ?? 0) >= limits.maxConnectionsPerNetwork));
     const full = held.size >= limits.maxConnections;
@@ -133,6 +126,8 @@ export function holdConnections(
 
   const sweep = () => {
     const now = Date.now();
+    // Refusals over are forgotten, so that no flood of addresses grows them.
+    for (const [key, until] of refused) if (until <= now) refused.delete(key);
     let total = 0;
     const waiting: [Socket, number, number][] = [];
     for (const [socket, slot] of held) {
@@ -159,8 +154,6 @@ export function holdConnections(
   const overruns = overrunCounter();
   refusals.onOverrun((key) => {
     if (!overruns(key)) return;
-    refused.delete(key);
-    if (refused.size >= REFUSALS_KEPT) refused.delete(refused.keys().next().value!);
     refused.set(key, Date.now() + OVERRUN_REFUSAL.refusalMs);
     // At once: an address that overruns again and again usually does on all its connections.
     for (const [socket, { keys }] of held) if (keys[0] === key) socket.destroy();

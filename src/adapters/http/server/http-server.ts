@@ -5,7 +5,6 @@ import { answer, clientErrorHandler, lingeringClose, rawAnswer } from './client-
 import { holdConnections } from './connections.js';
 import {
   closeAfterAnswer,
-  keepsAlive,
   onCloseAfterAnswer,
   onCloseIdle,
   responseInProgress,
@@ -54,7 +53,8 @@ const checkEvery = (ms: number) => Math.max(10, Math.min(1000, Math.floor(ms / 4
 /**
  * The node:http server for the application, with every limit of `limits` (defaults for those
  * absent) and the contract's Error body where Node would answer itself. node:http's own options
- * come first; below them, each step of ours says what it stops, why node:http cannot, and its test.
+ * first (its maxHeaderSize, 16 KiB, too); then each step of ours, one line each: what it stops,
+ * why node:http cannot, and the test (test/e2e/http/ unless named) that shows it.
  */
 export function createHttpServer(
   listener: RequestListener,
@@ -62,32 +62,27 @@ export function createHttpServer(
   { trustedProxy = () => false, refusals = localRefusals() }: HttpServerOptions = {},
 ): HttpServer {
   const bounds = { ...DEFAULT_HTTP_LIMITS, ...limits };
-  const { lingerMs } = bounds;
-  // Headers, or a whole request, that arrive too slowly: node:http's 408 (our body, clientError).
+  const { lingerMs, headersTimeoutMs, requestTimeoutMs } = bounds;
   const server = createServer({
-    headersTimeout: bounds.headersTimeoutMs,
-    requestTimeout: bounds.requestTimeoutMs,
-    connectionsCheckingInterval: checkEvery(
-      Math.min(bounds.headersTimeoutMs, bounds.requestTimeoutMs),
-    ),
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: checkEvery(Math.min(headersTimeoutMs, requestTimeoutMs)),
     requireHostHeader: false,
   });
-  // Idle keep-alive connections, and connections on which nothing moves.
   server.keepAliveTimeout = bounds.keepAliveTimeoutMs;
   server.timeout = bounds.idleTimeoutMs;
 
-  // Without exactly one Host: node:http answers an empty 400, or keeps the first of two where a
-  // proxy may have routed by the other (protocol-answers.test.ts). Shutting down: Connection: close.
+  // Not one Host: node:http's 400 is empty, and it takes the first of two (protocol-answers).
   const checked: RequestListener = (req, res) => {
-    if (!server.listening) closeAfterAnswer(res);
+    if (!server.listening) closeAfterAnswer(res); // shutting down: Connection: close
     if (req.headers.host === undefined && req.httpVersion === '1.1') answer(res, MISSING_HOST);
     else if (countRawHeaders(req.rawHeaders, 'host') > 1) answer(res, TWO_HOSTS);
     else listener(req, res);
   };
-  // Per-address bounds, eviction at the global bound (node:http's maxConnections only drops the
-  // new one), pipelined requests one at a time (node:http starts every request of a read at once)
-  // and unread output (node:http bounds none): connection-slots.test.ts, pipelined-answers.test.ts,
-  // output-and-connections.test.ts, overrun-refusals.test.ts.
+  // Per-address bounds, eviction at the global bound, pipelining one at a time, unread output:
+  // node:http's maxConnections drops the newcomer, maxRequestsPerSocket counts kept-alive requests
+  // too, and it starts every request of a read at once and bounds no output (connection-slots,
+  // pipelined-answers, overrun-refusals, output-and-connections).
   const connections = holdConnections(
     server,
     checked,
@@ -95,18 +90,17 @@ export function createHttpServer(
     refusals,
   );
   server.on('request', connections.listener);
-  // A lingering close after the last answer and at shutdown, where node:http destroys and resets
-  // an early answer (401, 413) away (lingering-close.test.ts, graceful-shutdown.test.ts).
+  // A lingering close: node:http destroys, and the reset takes a 401 or 413 away (lingering-close).
   server.on('connection', (socket: Socket) =>
     onCloseAfterAnswer(socket, () => lingeringClose(socket, lingerMs)),
   );
+  // Shutdown between requests: node:http resets idle ones a request may be on its way to
+  // (test/e2e/operations/graceful-shutdown.test.ts).
   onCloseIdle(server, () => closeBetweenRequests(connections.sockets(), lingerMs));
-  // Unparsable, oversized or late requests: an Error body where Node sends a bare status
-  // (closing-connections.test.ts).
+  // Unparsable, oversized or late requests: node:http sends a bare status (closing-connections).
   const onClientError = clientErrorHandler(lingerMs);
   server.on('clientError', onClientError);
-  // An Expect other than 100-continue alone: 417 with an Error body, where Node gives a bare 417
-  // and meets `100-continue, foo` (protocol-answers.test.ts).
+  // Expect other than 100-continue alone: node:http's 417 is bare, it takes `100-continue, foo`.
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
   server.on('checkContinue', (req, res) => {
     if (req.headers.expect?.trim().toLowerCase() !== '100-continue') {
@@ -115,13 +109,13 @@ export function createHttpServer(
     res.writeContinue();
     connections.listener(req, res);
   });
-  // A body that stalls past the idle timeout: 408, where Node closes bare (closing-connections.test.ts).
+  // A body stalled past the idle timeout: node:http closes without a 408 (closing-connections).
   server.on('timeout', (socket: Socket) => {
     const res = responseInProgress(socket);
     if (res && !res.headersSent && !res.req.complete) onClientError(IDLE_BODY, socket);
     else socket.destroy();
   });
-  // CONNECT: 405 with an Error body, where Node closes without a word (protocol-answers.test.ts).
+  // CONNECT: node:http closes without a word; 405 with an Error body (protocol-answers).
   server.on('connect', (_req, socket: Socket) => lingeringClose(socket, lingerMs, CONNECT_REFUSED));
   return Object.assign(server, { backlog: bounds.backlog });
 }
@@ -131,8 +125,8 @@ const LAST_CALL_MS = 250;
 
 /**
  * Closes every connection between requests, for shutdown, so that nothing accepted is reset: an
- * answer not started says `Connection: close`; a connection idle, or once its answer is written,
- * gets LAST_CALL_MS for a request already sent, then a lingering close.
+ * answer not started says `Connection: close` (node:http then closes); a connection idle, or once
+ * its answer is written, gets LAST_CALL_MS for a request already sent, then a lingering close.
  */
 function closeBetweenRequests(sockets: Iterable<Socket>, lingerMs: number): void {
   const closeIfIdle = (socket: Socket) => {
@@ -143,7 +137,7 @@ function closeBetweenRequests(sockets: Iterable<Socket>, lingerMs: number): void
     const response = responseInProgress(socket);
     if (response === undefined) later(socket);
     else if (!response.headersSent) closeAfterAnswer(response);
-    else if (keepsAlive(response)) response.once('finish', () => later(socket));
+    else response.once('finish', () => later(socket));
   }
 }
 
