@@ -42,7 +42,10 @@ export function lingeringClose(socket: Socket, lingerMs: number, data = ''): voi
   socket.once('close', () => clearTimeout(timer));
   stopParsing(socket);
   let dropped = 0;
-  socket.on('data', (chunk: Buffer) => (dropped += chunk.length) >= LINGER_BYTES && socket.pause());
+  socket.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped >= LINGER_BYTES) socket.pause();
+  });
   socket.once('end', () => {
     if (socket.writableFinished) socket.destroy();
     else socket.once('finish', () => socket.destroy());
