@@ -72,7 +72,7 @@ export async function serveWorkers(config: Config, count: number): Promise<void>
   if (config.metrics !== false) {
     serveInstanceMetrics({ workers: serving, logger, own: primaryMetrics() });
   }
-  // Workers report addresses pipelining past the bound; the primary counts them for the instance.
+  // Workers report addresses pipelining past the bound; the primary passes each on to every worker.
   shareRefusals();
   for (let i = 0; i < count; i++) cluster.fork();
   try {

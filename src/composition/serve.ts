@@ -66,7 +66,7 @@ async function serveHere(loaded: Config): Promise<void> {
   }
   const server = createHttpServer(service.app.callback(), config.http, {
     trustedProxy: trustedPeer(config.trustProxy),
-    // Under --workers, an address is refused on every worker at once (serve-workers.ts counts).
+    // Under --workers, an address is refused on every worker at once (each counts every overrun).
     refusals: worker === undefined ? undefined : workerRefusals(),
   });
   try {

@@ -70,7 +70,7 @@ describe('HTTP fuzz (fast-check, raw requests against the real app on memory)', 
   });
 
   // Pipelined bursts: the server answers a connection's requests one at a time, up to 32 waiting
-  // (pipelined-answers.ts), and closes a connection that pipelines further.
+  // (server/connections.ts), and closes a connection that pipelines further.
   const pipelined = fc.oneof(
     fc.integer({ min: 0, max: 2000 }).map((limit) => ['GET', `/plants?limit=${limit}`, '']),
     fc

@@ -76,6 +76,8 @@ describe('connections and output a client can hold (raw sockets)', () => {
       );
     }
     await eventually(async () => (await service!.open()) === 5, 1000, 'five held');
+    // Each request read, so in progress, before the sixth connection arrives.
+    await eventually(() => service!.sockets.every((s) => s.bytesRead > 0), 1000, 'five read');
 
     const extra = await RawClient.open(service.port);
     clients.push(extra);

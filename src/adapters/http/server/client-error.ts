@@ -1,69 +1,84 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { DEFAULT_LINGER_MS, destroyAfter, endAndDestroy } from './close-socket.js';
-import { responseInProgress } from './node-internals.js';
+import { responseInProgress, stopParsing } from './node-internals.js';
 import { problem } from '../error-catalogue.js';
 import type { HttpProblem } from '../http-problem.js';
 
-/** A refusal that closes its connection: its Error body and every header. */
-function closing(refusal: HttpProblem): { body: string; headers: Record<string, string> } {
-  const body = JSON.stringify(refusal.body());
-  const headers = {
-    ...refusal.headers,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    Connection: 'close',
-  };
-  return { body, headers };
+/** A refusal's status, headers (closing the connection) and Error body. */
+function refusal(refused: HttpProblem): [number, Record<string, string>, string] {
+  const body = JSON.stringify(refused.body());
+  const type = 'application/json; charset=utf-8';
+  const length = String(Buffer.byteLength(body));
+  const headers = { 'Content-Type': type, 'Content-Length': length, Connection: 'close' };
+  return [refused.status, { ...refused.headers, ...headers }, body];
 }
 
-/** The raw HTTP/1.1 bytes of a refusal that closes the connection, for a socket no response owns. */
-export function rawAnswer(refusal: HttpProblem): string {
-  const { body, headers } = closing(refusal);
-  const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
-  return `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n${lines.join('')}\r\n${body}`;
+/** The raw HTTP/1.1 bytes of a refusal, for a socket no response owns. */
+export function rawAnswer(refused: HttpProblem): string {
+  const [status, headers, body] = refusal(refused);
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head.join('')}\r\n${body}`;
 }
 
-/** Answers a refusal through Node's response object, outside Koa, and closes the connection. */
-export function answer(res: ServerResponse, refusal: HttpProblem): void {
-  const { body, headers } = closing(refusal);
-  res.writeHead(refusal.status, headers);
-  res.end(res.req.method === 'HEAD' ? undefined : body);
+/** Answers a refusal through Node's response object, outside Koa; the connection closes after it. */
+export function answer(res: ServerResponse, refused: HttpProblem): void {
+  const [status, headers, body] = refusal(refused);
+  res.writeHead(status, headers).end(res.req.method === 'HEAD' ? undefined : body);
 }
 
-const refusal = (name: 'headers-too-large' | 'request-timeout' | 'not-http') => {
-  const answer = problem(name);
-  return { answer, raw: rawAnswer(answer) };
+/** What a closing connection reads and drops at most: enough for the client to see its answer. */
+const LINGER_BYTES = 256 * 1024;
+
+/**
+ * Closes a connection as HTTP servers do, where node:http destroys it and the kernel's reset to
+ * what is still unread takes the answer (401, 413) from a client still sending: sends `data` and
+ * a FIN, drops what still comes until the client's FIN, and destroys after `lingerMs` at most.
+ */
+export function lingeringClose(socket: Socket, lingerMs: number, data = ''): void {
+  if (socket.destroyed || socket.writableEnded) return;
+  if (!socket.writable) return void socket.destroy();
+  socket.setTimeout(0);
+  const timer = setTimeout(() => socket.destroy(), lingerMs).unref();
+  socket.once('close', () => clearTimeout(timer));
+  stopParsing(socket);
+  let dropped = 0;
+  socket.on('data', (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped >= LINGER_BYTES) socket.pause();
+  });
+  socket.once('end', () => {
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  });
+  socket.resume().end(data);
+}
+
+const withRaw = (refused: HttpProblem) => [refused, rawAnswer(refused)] as const;
+/** By node:http's error code; anything else is unparsable. */
+const REFUSALS: Record<string, readonly [HttpProblem, string]> = {
+  HPE_HEADER_OVERFLOW: withRaw(problem('headers-too-large')),
+  ERR_HTTP_REQUEST_TIMEOUT: withRaw(problem('request-timeout')),
 };
-const HEADERS_TOO_LARGE = refusal('headers-too-large');
-const TIMED_OUT = refusal('request-timeout');
-const MALFORMED = refusal('not-http');
+const MALFORMED = withRaw(problem('not-http'));
 
 /**
  * A node:http 'clientError' listener: what Node refuses before Koa sees it (unparsable, headers
- * over the limit, headers or body late) gets an Error body when no answer has begun, and its
- * connection is destroyed within `lingerMs`.
+ * over the limit, headers or body late) gets an Error body unless an answer has begun, then a
+ * lingering close.
  */
-export function clientErrorHandler(
-  lingerMs = DEFAULT_LINGER_MS,
-): (error: Error & { code?: string }, socket: Socket) => void {
-  return (error, socket) => {
+export const clientErrorHandler =
+  (lingerMs = 1000) =>
+  (error: Error & { code?: string }, socket: Socket): void => {
     const inFlight = responseInProgress(socket);
     if (error.code === 'ECONNRESET' || socket.destroyed || inFlight?.headersSent === true) {
       return void socket.destroy();
     }
-    const { answer: refused, raw } =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? HEADERS_TOO_LARGE
-        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-          ? TIMED_OUT
-          : MALFORMED;
-    if (inFlight === undefined) return endAndDestroy(socket, raw, lingerMs);
-    // A body still arriving: its response answers, so the application's own later answer finds it sent.
+    const [refused, raw] = REFUSALS[error.code ?? ''] ?? MALFORMED;
+    if (inFlight === undefined) return lingeringClose(socket, lingerMs, raw);
+    // A body still arriving: its response answers, so the application's later answer finds it sent.
     answer(inFlight, refused);
-    destroyAfter(socket, lingerMs);
+    lingeringClose(socket, lingerMs);
   };
-}
 
 /** The 'clientError' listener with the default linger, for servers embedding the application. */
 export const answerClientError = clientErrorHandler();

@@ -3,20 +3,14 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
-type Internal = { shouldKeepAlive: boolean };
-
 /** The response in progress on a connection (node:http's `_httpMessage`), undefined between requests. */
 export const responseInProgress = (socket: Socket): ServerResponse | undefined =>
   (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
 
 /** Makes node:http answer `Connection: close` and close the connection after this answer. */
 export function closeAfterAnswer(res: ServerResponse): void {
-  (res as ServerResponse & Internal).shouldKeepAlive = false;
+  (res as ServerResponse & { shouldKeepAlive: boolean }).shouldKeepAlive = false;
 }
-
-/** Whether node:http keeps the connection open after this answer. */
-export const keepsAlive = (res: ServerResponse): boolean =>
-  (res as ServerResponse & Internal).shouldKeepAlive;
 
 /** The server that accepted a connection (node:net sets `socket.server`). */
 export const serverOf = (socket: Socket): Server | undefined =>

@@ -1,81 +1,59 @@
 import cluster from 'node:cluster';
 
 /**
- * When a client address is refused for pipelining past the bound (pipelined-answers.ts): each
- * overrun closes its own connection; the eighth within 10 s closes every connection of the address
- * and refuses its new ones for 10 s. A client behind a shared address (NAT) pipelining now and then
- * must not lock out the others; an attack passes eight at its start.
+ * Pipelining past the bound (connections.ts) closes its connection; the eighth time within 10 s
+ * closes every connection of the address and refuses its new ones for 10 s: a client behind a
+ * shared address (NAT) pipelining now and then locks no one out; an attack passes eight at once.
  */
 export const OVERRUN_REFUSAL = { overruns: 8, windowMs: 10_000, refusalMs: 10_000 };
 
-export type OverrunPolicy = typeof OVERRUN_REFUSAL;
-
-/** Where a server reports its overruns (by client key) and learns which addresses to refuse. */
-export interface OverrunRefusals {
-  overran(key: string): void;
-  onRefusal(refuse: (key: string, ms: number) => void): void;
-}
-
-/** Addresses counted at once, at most; the one counted least recently is forgotten first. */
-const KEYS_KEPT = 10_000;
-
-/** Overruns per key within the policy's window: true when the key is to be refused. */
+/** Overruns per key within the window (10,000 keys at most): true when the key is to be refused. */
 export function overrunCounter(
-  { overruns, windowMs }: OverrunPolicy,
+  { overruns, windowMs } = OVERRUN_REFUSAL,
   now: () => number = Date.now,
 ): (key: string) => boolean {
   const seen = new Map<string, number[]>();
   return (key) => {
     const at = now();
-    const times = (seen.get(key) ?? []).filter((time) => at - time < windowMs);
-    times.push(at);
+    const times = [...(seen.get(key) ?? []).filter((time) => at - time < windowMs), at];
     seen.delete(key);
     // A refused address starts counting again once its refusal is over.
     if (times.length >= overruns) return true;
-    if (seen.size >= KEYS_KEPT) seen.delete(seen.keys().next().value!);
+    if (seen.size >= 10_000) seen.delete(seen.keys().next().value!);
     seen.set(key, times);
     return false;
   };
 }
 
-/** One process's refusals, counted by the server itself. */
-export function localRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): OverrunRefusals {
-  const record = overrunCounter(policy);
-  const listeners: ((key: string, ms: number) => void)[] = [];
+/** Where a server reports its pipelining overruns (by client key) and hears the instance's. */
+export interface OverrunRefusals {
+  overran(key: string): void;
+  onOverrun(listener: (key: string) => void): void;
+}
+
+/** One process's overruns: it hears its own. */
+export function localRefusals(): OverrunRefusals {
+  const listeners: ((key: string) => void)[] = [];
   return {
-    overran: (key) => record(key) && listeners.forEach((refuse) => refuse(key, policy.refusalMs)),
-    onRefusal: (refuse) => void listeners.push(refuse),
+    overran: (key) => listeners.forEach((listener) => listener(key)),
+    onOverrun: (listener) => void listeners.push(listener),
   };
 }
 
 const OVERRUN = 'plant-store:overrun';
-const REFUSE = 'plant-store:refuse';
+type Message = { type?: unknown; key?: unknown } | null;
 
-interface RefusalMessage {
-  type: typeof OVERRUN | typeof REFUSE;
-  key: string;
-  ms?: number;
-}
-
-const isMessage = (message: unknown, type: RefusalMessage['type']): message is RefusalMessage =>
-  (message as RefusalMessage | null)?.type === type &&
-  typeof (message as RefusalMessage).key === 'string';
-
-/** A worker's refusals under `--workers`: counted by the primary for the whole instance. */
+/** A worker's under `--workers`: told to the primary (shareRefusals), heard from every worker. */
 export const workerRefusals = (): OverrunRefusals => ({
   overran: (key) => process.send?.({ type: OVERRUN, key }),
-  onRefusal: (refuse) =>
-    void process.on('message', (message: unknown) => {
-      if (isMessage(message, REFUSE)) refuse(message.key, message.ms ?? 0);
-    }),
+  onOverrun: (listener) =>
+    void process.on('message', (m: Message) => m?.type === OVERRUN && listener(String(m.key))),
 });
 
-/** In the primary: counts the overruns every worker reports and tells every worker to refuse. */
-export function shareRefusals(policy: OverrunPolicy = OVERRUN_REFUSAL): void {
-  const record = overrunCounter(policy);
-  cluster.on('message', (_worker, message: unknown) => {
-    if (!isMessage(message, OVERRUN) || !record(message.key)) return;
-    const refusal: RefusalMessage = { type: REFUSE, key: message.key, ms: policy.refusalMs };
-    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(refusal);
+/** In the primary: passes every overrun a worker reports on to every worker. */
+export function shareRefusals(): void {
+  cluster.on('message', (_worker, message: Message) => {
+    if (message?.type !== OVERRUN) return;
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.send(message);
   });
 }
