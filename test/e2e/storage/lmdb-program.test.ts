@@ -21,7 +21,6 @@ import { expect } from 'chai';
 import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 // After the store's modules, which point lmdb at the rebuilt addon before it loads.
 import { open } from 'lmdb';
-import { mintToken, tokenDigest } from '../../../src/application/token-format.js';
 import {
   CLI,
   runProgram,

@@ -1,9 +1,26 @@
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { clientKey, networkKey } from '../client-key.js';
-import type { HttpLimits } from './http-server.js';
 import { responseInProgress } from './node-internals.js';
 import { OVERRUN_REFUSAL, overrunCounter, type OverrunRefusals } from './overrun-refusals.js';
+
+/** Every bound the HTTP server holds its clients to; docs/operations.md states each default. */
+export const DEFAULT_HTTP_LIMITS = Object.freeze({
+  headersTimeoutMs: 10_000, // the whole header block must arrive within this
+  requestTimeoutMs: 30_000, // the whole request, headers and body, must arrive within this
+  keepAliveTimeoutMs: 5_000, // an idle keep-alive connection is closed after this
+  idleTimeoutMs: 30_000, // a connection on which nothing moves, either way, is destroyed after this
+  sendTimeoutMs: 30_000, // output may wait this long for a client that does not read it
+  maxBufferedOutputBytes: 64 * 1024 * 1024, // output waiting for clients on all connections together
+  maxConnections: 4096, // open at once; at the bound, an idle one gives its slot to a new one
+  // Per client address (IPv4, IPv6 /64): a browser opens 6, a NAT or proxy pool a few dozen.
+  maxConnectionsPerAddress: 128,
+  maxConnectionsPerNetwork: 512, // per IPv6 /56 (a site's usual allocation): four hosts' worth
+  backlog: 2048, // connections the kernel queues before they are accepted (capped by somaxconn)
+  lingerMs: 1000, // how long a connection closed after an answer waits for the client's close
+});
+
+export type HttpLimits = { -readonly [K in keyof typeof DEFAULT_HTTP_LIMITS]: number };
 
 /** What the server keeps per connection. */
 interface Held {
