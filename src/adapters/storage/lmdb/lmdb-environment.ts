@@ -6,8 +6,14 @@ import { open, type Database, type RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
 import { checkDataFile, DATA_FILE, refused as openError } from './lmdb-data-file.js';
 
-/** What this code writes; an environment marked with another format is refused. */
-export const FORMAT = { store: 'plant-store', format: 1 } as const;
+/**
+ * What this code writes; an environment marked with another format is refused, but format 1 (no
+ * tag index), which is upgraded: marked format 2 and TAG_INDEX_FROM at once, so that a version
+ * writing no index entries refuses it from then on; openLmdbStorage then builds its index.
+ */
+export const FORMAT = { store: 'plant-store', format: 2 } as const;
+/** In `meta` while the tag index is being built: where the build continues (a plant key, hex). */
+export const TAG_INDEX_FROM = 'tagIndexFrom';
 /** The limits' environment: ephemeral counts, never flushed. */
 export const LIMITS_FILE = 'limits.mdb';
 
@@ -28,7 +34,10 @@ export interface LmdbDatabases {
   readonly root: RootDatabase;
   /** LMDB's lock file of the environment, beside its data file. */
   readonly lockFile: string;
-  /** tenant prefix + id -> [name] or [name, tag] */
+  /**
+   * tenant prefix + id -> [name] or [name, tag]; after them the tag index,
+   * 0xffff + tenant prefix + tag length (2 bytes) + tag + id -> name.
+   */
   readonly plants: Database<unknown, Buffer>;
   /** tenant (UTF-8) -> plants it holds; tenants holding none are absent. */
   readonly tenants: Database<number, Buffer>;
@@ -40,7 +49,7 @@ export interface LmdbDatabases {
   readonly deliveries: Database<unknown, Buffer>;
   /** 1 + tenant prefix + due ms (8 bytes) + delivery key -> true: what the outbox claims from. */
   readonly due: Database<true, Buffer>;
-  /** Readiness' probe. */
+  /** The format, readiness' probe, and TAG_INDEX_FROM while the tag index is being built. */
   readonly meta: Database<unknown, string>;
 }
 
@@ -162,24 +171,25 @@ function checkNames(root: RootDatabase, path: string): unknown[] {
 /**
  * Marks a new environment with FORMAT; refuses one marked with another, and one without the mark
  * that holds a database (every store since the first marks itself as it opens; another process
- * may be opening this one between making `meta` and marking it).
+ * may be opening this one between making `meta` and marking it). Upgrades format 1 (see FORMAT).
  */
 function checkFormat(meta: Database<unknown, string>, path: string, names: unknown[]): void {
   const found = meta.get('format') as { store?: unknown; format?: unknown } | undefined;
   if (found === undefined && names.some((name) => name !== 'meta')) throw foreign(path);
-  if (found === undefined) {
-    meta.transactionSync(() => {
-      if (meta.get('format') === undefined) void meta.put('format', FORMAT);
-    });
-    return;
-  }
-  if (found.store !== FORMAT.store) throw foreign(path);
-  if (found.format !== FORMAT.format) {
+  if (found !== undefined && found.store !== FORMAT.store) throw foreign(path);
+  if (found?.format === FORMAT.format) return;
+  if (found !== undefined && found.format !== 1) {
     throw openError(
       path,
-      `holds plant-store data of format ${String(found.format)}, and this version reads format ${FORMAT.format}; use the version that wrote it`,
+      `holds plant-store data of format ${String(found.format)}, and this version reads format ${FORMAT.format} (and upgrades format 1); use the version that wrote it`,
     );
   }
+  meta.transactionSync(() => {
+    const now = meta.get('format') as typeof found;
+    if (now?.format === FORMAT.format) return;
+    if (now !== undefined) void meta.put(TAG_INDEX_FROM, '');
+    void meta.put('format', FORMAT);
+  });
 }
 
 /** Node's code (`ENOTDIR`) when it has one, else the message (lmdb-js's codes are numbers). */

@@ -1,6 +1,8 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openEnvironment, type LmdbDatabases } from './lmdb-environment.js';
+import { openEnvironment, TAG_INDEX_FROM, type LmdbDatabases } from './lmdb-environment.js';
+import { TAG_INDEX } from './lmdb-keys.js';
+import type { PlantValue } from './lmdb-plant-store.js';
 
 /** What a walk of the whole store found. */
 export interface IntegrityReport {
@@ -15,25 +17,52 @@ const MOST = 20;
 
 /**
  * Reads every entry of every database in one read transaction: LMDB checks each page it reads
- * (a page of the wrong kind or out of the file is an error, not data), and each tenant's plants
- * are counted against the count its writes keep. O(store): for `check`, `export` and `backup`.
+ * (a page of the wrong kind or out of the file is an error, not data), each tenant's plants are
+ * counted against the count its writes keep, and (once built) the tag index against the plants:
+ * each entry names a plant holding its tag and name, and there are as many as tagged plants.
+ * O(store): for `check`, `export` and `backup`.
  */
 export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
   const problems: string[] = [];
   const transaction = dbs.root.useReadTransaction();
   const held = new Map<string, number>();
+  const malformed = (what: string, key: Buffer): number =>
+    problems.push(`a ${what} entry is malformed (key ${key.toString('hex').slice(0, 40)})`);
   let plants = 0;
+  let tagged = 0;
   try {
-    for (const { key, value } of dbs.plants.getRange({ transaction })) {
+    for (const { key, value } of dbs.plants.getRange({ end: TAG_INDEX, transaction })) {
       const length = key.length >= 2 ? key.readUInt16BE(0) : -1;
-      const [name] = Array.isArray(value) ? (value as unknown[]) : [];
+      const [name, tag] = Array.isArray(value) ? (value as unknown[]) : [];
       if (key.length !== length + 10 || typeof name !== 'string') {
-        problems.push(`a plant entry is malformed (key ${key.toString('hex').slice(0, 40)})`);
+        malformed('plant', key);
         continue;
       }
       const tenant = key.toString('utf8', 2, 2 + length);
       held.set(tenant, (held.get(tenant) ?? 0) + 1);
       plants++;
+      if (tag !== undefined) tagged++;
+    }
+    let indexed = 0;
+    for (const { key, value } of dbs.plants.getRange({ start: TAG_INDEX, transaction })) {
+      const length = key.length >= 4 ? key.readUInt16BE(2) : -1;
+      const tagAt = 4 + length;
+      const tagLength = key.length >= tagAt + 2 ? key.readUInt16BE(tagAt) : -1;
+      if (key.length !== tagAt + 2 + tagLength + 8) {
+        malformed('tag index', key);
+        continue;
+      }
+      indexed++;
+      const plant = Buffer.concat([key.subarray(2, tagAt), key.subarray(-8)]);
+      const [name, tag] = (dbs.plants.get(plant, { transaction }) ?? []) as PlantValue | [];
+      if (tag !== key.toString('utf8', tagAt + 2, tagAt + 2 + tagLength) || name !== value) {
+        problems.push(
+          `a tag index entry names no plant holding its tag and name (key ${key.toString('hex').slice(0, 40)})`,
+        );
+      }
+    }
+    if (indexed !== tagged && dbs.meta.get(TAG_INDEX_FROM, { transaction }) === undefined) {
+      problems.push(`the tag index holds ${indexed} entries for ${tagged} tagged plants`);
     }
     let tenants = 0;
     for (const { key, value } of dbs.tenants.getRange({ transaction })) {

@@ -5,7 +5,7 @@ const ID_BYTES = 8;
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** A tenant as key bytes: UTF-8, whose byte order is code-point order (compareTenants). */
+/** A tenant (or tag) as key bytes: UTF-8, whose byte order is code-point order (compareTenants). */
 export function tenantKey(tenant: string): Buffer {
   // Checked at run time too: a caller without types could pass anything.
   if (typeof tenant !== 'string') throw new TypeError('tenant must be a string');
@@ -23,6 +23,26 @@ export function tenantPrefix(tenant: string): Buffer {
   prefix.writeUInt16BE(name.length, 0);
   name.copy(prefix, 2);
   return prefix;
+}
+
+/**
+ * Where the tag index starts in the plants database: a length no tenant's prefix has (a key holds
+ * at most 1978 bytes), so that the index sorts after every plant.
+ */
+export const TAG_INDEX = Buffer.from([0xff, 0xff]);
+
+/**
+ * The start of the index keys of a tenant's plants holding `tag`: TAG_INDEX, the tenant's prefix,
+ * the tag's UTF-8 length (2 bytes) and UTF-8; plantKey of it orders them by id as the plants.
+ */
+export function tagPrefix(prefix: Buffer, tag: string): Buffer {
+  const name = tenantKey(tag);
+  const key = Buffer.allocUnsafe(TAG_INDEX.length + prefix.length + 2 + name.length);
+  TAG_INDEX.copy(key, 0);
+  prefix.copy(key, TAG_INDEX.length);
+  key.writeUInt16BE(name.length, TAG_INDEX.length + prefix.length);
+  name.copy(key, TAG_INDEX.length + prefix.length + 2);
+  return key;
 }
 
 /** A tenant's keys: its plants' prefix, a key above every one of them, and its count's key. */

@@ -1,7 +1,7 @@
 import type { PlantSnapshot } from '../../../ports/plant-store.js';
 import type { LmdbDatabases } from './lmdb-environment.js';
-import { idOf, justAbove, plantKey, tenantKey, tenantKeys } from './lmdb-keys.js';
-import { toPlant, type PlantValue } from './lmdb-plant-store.js';
+import { justAbove, tenantKey, tenantPrefix } from './lmdb-keys.js';
+import { readPage } from './lmdb-plant-store.js';
 
 /**
  * The plants at one instant: every page is read in one LMDB read transaction, held (across the
@@ -18,13 +18,9 @@ export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
     if (released) throw new Error('the snapshot was released');
   };
   return {
-    list: async (tenant, after, limit) => {
+    list: async (tenant, after, limit, tags) => {
       check();
-      if (!(limit >= 1)) return [];
-      const { prefix, end } = tenantKeys(tenant);
-      const start = after === undefined ? prefix : justAbove(plantKey(prefix, after));
-      const range = dbs.plants.getRange({ start, end, limit, transaction });
-      return Array.from(range, ({ key, value }) => toPlant(idOf(key), value as PlantValue));
+      return readPage(dbs.plants, tenantPrefix(tenant), after, limit, tags, transaction);
     },
     tenants: async (after, limit) => {
       check();

@@ -1,10 +1,20 @@
+import type { Database, Transaction } from 'lmdb';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { plantQuotaReached } from '../../../domain/plant-quota.js';
-import { samePlant, type StoredPlant } from '../../../domain/plant.js';
+import { firstById, samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import type { LmdbDatabases } from './lmdb-environment.js';
-import { idOf, justAbove, plantKey, tenantKey, tenantKeys } from './lmdb-keys.js';
+import {
+  idOf,
+  justAbove,
+  plantKey,
+  prefixEnd,
+  tagPrefix,
+  tenantKey,
+  tenantKeys,
+  tenantPrefix,
+} from './lmdb-keys.js';
 import { recordEvent } from './lmdb-webhook-outbox.js';
 import { lowOnSpace, refusesWrites, type LmdbWriter } from './lmdb-writer.js';
 
@@ -19,12 +29,47 @@ export function toPlant(id: PlantId, value: PlantValue): StoredPlant {
   return tag === undefined ? { id, name: String(name) } : { id, name: String(name), tag };
 }
 
+/** A plant's entry in the tag index: its key, and its value, the name (the key holds the tag). */
+export const tagEntry = (prefix: Buffer, id: PlantId, tag: string): Buffer =>
+  plantKey(tagPrefix(prefix, tag), id);
+
+/**
+ * At most `limit` of a tenant's plants (`prefix`) above `after`, by ascending id: one seek and
+ * `limit` steps among its plants, or with `tags` among each tag's index entries, merged. In
+ * `transaction`, else in lmdb-js's current read transaction. For list and the snapshot.
+ */
+export function readPage(
+  plants: Database<unknown, Buffer>,
+  prefix: Buffer,
+  after: PlantId | undefined,
+  limit: number,
+  tags?: readonly string[],
+  transaction?: Transaction,
+): StoredPlant[] {
+  if (!(limit >= 1)) return [];
+  const read = (keys: Buffer, toValue: (value: unknown) => PlantValue): StoredPlant[] => {
+    const start = after === undefined ? keys : justAbove(plantKey(keys, after));
+    const range = plants.getRange({
+      start,
+      end: prefixEnd(keys),
+      limit,
+      ...(transaction && { transaction }),
+    });
+    return Array.from(range, ({ key, value }) => toPlant(idOf(key), toValue(value)));
+  };
+  if (tags === undefined) return read(prefix, (value) => value as PlantValue);
+  const pages = tags.map((tag) => read(tagPrefix(prefix, tag), (name) => [name as string, tag]));
+  return firstById(pages, limit);
+}
+
 /**
  * Plants in the LMDB environment, one entry per plant keyed by tenant and ordered id (see
- * lmdb-keys.ts), so that a page is one seek and `limit` steps whatever the tenant holds; beside
- * them, each tenant's count, kept in the same transactions: the quota without counting, and the
- * tenants' list without reading plants. Every write runs in the environment's write transaction,
- * shared with every process on the directory, so that what it checks holds when it commits.
+ * lmdb-keys.ts), so that a page is one seek and `limit` steps whatever the tenant holds; after
+ * them, the tag index, an entry per tagged plant keyed by tenant, tag and ordered id, so that a
+ * filtered page costs the same; beside them, each tenant's count: the quota without counting, and
+ * the tenants' list without reading plants. A plant, its index entry and its count change in one
+ * write transaction, shared with every process on the directory, so that what it checks holds
+ * when it commits.
  */
 export class LmdbPlantStore implements PlantStore {
   constructor(
@@ -40,13 +85,12 @@ export class LmdbPlantStore implements PlantStore {
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const { prefix, counted } = tenantKeys(tenant);
     const key = plantKey(prefix, plant.id);
-    const value = toValue(plant);
     const { plants, tenants } = this.dbs;
     const stored = await this.writer.write(() => {
       if (plants.doesExist(key)) return 0;
       const count = tenants.get(counted) ?? 0;
       if (this.maxPlants > 0 && count >= this.maxPlants) return -1;
-      void plants.put(key, value);
+      this.put(prefix, key, plant);
       void tenants.put(counted, count + 1);
       if (event !== undefined) recordEvent(this.dbs, prefix, event);
       return 1;
@@ -56,29 +100,27 @@ export class LmdbPlantStore implements PlantStore {
   }
 
   /**
-   * A fresh read transaction, then one seek to just above `after` in the tenant's keys and at most
-   * `limit` entries. lmdb-js keeps one read transaction until a `setTimeout(0)` after its first
-   * read, so a request arriving within that millisecond would read the snapshot of an earlier one
-   * and miss a write another process acknowledged meanwhile; `resetReadTxn` reads the latest.
+   * lmdb-js keeps one read transaction until a `setTimeout(0)` after its first read, so a request
+   * arriving within that millisecond would read the snapshot of an earlier one and miss a write
+   * another process acknowledged meanwhile; `resetReadTxn` reads the latest. Then one lookup.
    */
-  // TODO(tags): interim, through list; the tag index to come.
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
-    const [found] = await this.list(tenant, id - 1n, 1);
-    return found?.id === id ? found : undefined;
+    const key = plantKey(tenantPrefix(tenant), id);
+    this.dbs.root.resetReadTxn();
+    const value = this.dbs.plants.get(key) as PlantValue | undefined;
+    return value === undefined ? undefined : toPlant(id, value);
   }
 
-  async list(tenant: string, after: PlantId | undefined, limit: number): Promise<StoredPlant[]> {
-    if (!(limit >= 1)) return [];
-    const { prefix, end } = tenantKeys(tenant);
+  /** The latest, as for get; then readPage. */
+  async list(
+    tenant: string,
+    after: PlantId | undefined,
+    limit: number,
+    tags?: readonly string[],
+  ): Promise<StoredPlant[]> {
+    const prefix = tenantPrefix(tenant);
     this.dbs.root.resetReadTxn();
-    const page: StoredPlant[] = [];
-    const range = this.dbs.plants.getRange(
-      after === undefined
-        ? { start: prefix, end, limit }
-        : { start: plantKey(prefix, after), exclusiveStart: true, end, limit },
-    );
-    for (const { key, value } of range) page.push(toPlant(idOf(key), value as PlantValue));
-    return page;
+    return readPage(this.dbs.plants, prefix, after, limit, tags);
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
@@ -86,8 +128,10 @@ export class LmdbPlantStore implements PlantStore {
     const key = plantKey(prefix, id);
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
-      if (!plants.doesExist(key)) return false;
+      const held = plants.get(key) as PlantValue | undefined;
+      if (held === undefined) return false;
       void plants.remove(key);
+      if (held[1] !== undefined) void plants.remove(tagEntry(prefix, id, held[1]));
       const count = (tenants.get(counted) ?? 1) - 1;
       // A tenant holding no plant leaves the tenants' list.
       if (count > 0) void tenants.put(counted, count);
@@ -127,11 +171,11 @@ export class LmdbPlantStore implements PlantStore {
         if (held !== undefined) {
           if (samePlant(toPlant(plant.id, held), plant)) return 'present';
           if (!overwrite) return 'conflict';
-          void plants.put(key, toValue(plant));
+          this.put(prefix, key, plant, held[1]);
           return 'replaced';
         }
         if (this.maxPlants > 0 && count >= this.maxPlants) return 'quota';
-        void plants.put(key, toValue(plant));
+        this.put(prefix, key, plant);
         count++;
         return 'stored';
       });
@@ -147,5 +191,14 @@ export class LmdbPlantStore implements PlantStore {
   async ping(): Promise<void> {
     await this.writer.write(() => void this.dbs.meta.put('readiness', Date.now()));
     if (this.dataDir !== undefined && lowOnSpace(this.dataDir)) throw refusesWrites();
+  }
+
+  /** Within a write: the plant and its index entry, moved from the index of the tag it `held`. */
+  private put(prefix: Buffer, key: Buffer, plant: StoredPlant, held?: string): void {
+    const { plants } = this.dbs;
+    if (held !== undefined && held !== plant.tag)
+      void plants.remove(tagEntry(prefix, plant.id, held));
+    void plants.put(key, toValue(plant));
+    if (plant.tag !== undefined) void plants.put(tagEntry(prefix, plant.id, plant.tag), plant.name);
   }
 }

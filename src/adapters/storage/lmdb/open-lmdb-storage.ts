@@ -9,6 +9,7 @@ import { checkInChild } from './lmdb-integrity.js';
 import { watchLockFile } from './lmdb-lock-file.js';
 import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
 import { LmdbPlantStore } from './lmdb-plant-store.js';
+import { buildTagIndex } from './lmdb-tag-index.js';
 import { LmdbTokenStore } from './lmdb-token-store.js';
 import { LmdbWebhookOutbox } from './lmdb-webhook-outbox.js';
 import { LmdbWebhookSubscriptions } from './lmdb-webhook-subscriptions.js';
@@ -22,7 +23,8 @@ const SWEEP_MS = 60_000;
  * Opens the embedded store in `dataDir` (made when absent): plants, their counts, tokens, webhook
  * subscriptions and the outbox in one LMDB environment, which several processes may open at once;
  * the keyed limiters' counts in a second one, never flushed. Nothing is read at start beyond the
- * format marker, so opening costs the same whatever the store holds. Rejects with a
+ * format marker, so opening costs the same whatever the store holds, except once after an
+ * upgrade from format 1: the tag index is built then (buildTagIndex). Rejects with a
  * StorageOpenError naming the path when the directory or a file in it cannot be used.
  */
 export async function openLmdbStorage(
@@ -46,6 +48,12 @@ export async function openLmdbStorage(
     lockFile,
     ...(deps.logger && { logger: deps.logger }),
   });
+  try {
+    await buildTagIndex(dbs, writer, deps);
+  } catch (error) {
+    await Promise.all([dbs.root.close(), counts.close()]);
+    throw error;
+  }
   const sweep = setInterval(() => void sweepCounts(counts).catch(() => {}), SWEEP_MS);
   sweep.unref();
   // A lock file LMDB can no longer use would end the process with a signal at its next access.
