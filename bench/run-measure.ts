@@ -343,6 +343,7 @@ export class BenchRunner {
    * The tags scenario on one store: `GET /plants?tags=aroid&limit=20` on a tenant of `tagPlants`
    * plants of which every TAG_EVERY-th (1%) carries the tag, against `GET /plants?limit=20` on a
    * tenant of TAGS_SMALL plants (each side the first page and the ones after it by its `Link`),
+   * the unfiltered pages on the large tenant too (what the filter itself costs, the heap alike),
    * and `GET /plants/{id}` on both tenants; each tenant filled through the port in its own harness
    * process, the four requests alternating in slices as in the scaling rows, the server's CPU
    * counted per slice.
@@ -366,6 +367,12 @@ export class BenchRunner {
           plants: TAGS_SMALL,
           server: small,
           paths: await this.pages(small.url, LIST_PATH, `${what} list`, store),
+        },
+        {
+          request: 'list' as const,
+          plants: tagPlants,
+          server: large,
+          paths: await this.pages(large.url, LIST_PATH, `${what} list ${tagPlants}`, store),
         },
         {
           request: 'filtered' as const,

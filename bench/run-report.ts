@@ -54,8 +54,9 @@ function tagRatios(rows: TagRow[], store: string) {
       (row) =>
         row.store === store && row.request === request && (row.plants === TAGS_SMALL) === small,
     );
-  const [list, filtered, getSmall, getLarge] = [
+  const [list, listLarge, filtered, getSmall, getLarge] = [
     of('list', true),
+    of('list', false),
     of('filtered', false),
     of('get', true),
     of('get', false),
@@ -68,6 +69,8 @@ function tagRatios(rows: TagRow[], store: string) {
     p50: filtered.p50 / list.p50,
     p99: filtered.p99 / list.p99,
     perCpu: perCpu(filtered),
+    /** The filter's own cost: the filtered page against the unfiltered one on the same tenant. */
+    ownCost: listLarge === undefined ? Number.NaN : listLarge.cpuUs / filtered.cpuUs,
     getSmall: perCpu(getSmall),
     getLarge: perCpu(getLarge),
   };
@@ -297,7 +300,7 @@ export class RunReport {
       const ratios = tagRatios(rows, store);
       if (ratios === undefined) continue;
       this.print(
-        `  ${store}: filtered at ${size(ratios.plants)}/unfiltered at ${size(TAGS_SMALL)} p50 ${fixed(ratios.p50, 2)}x p99 ${fixed(ratios.p99, 2)}x per CPU-s ${fixed(ratios.perCpu, 2)}x; GET /plants/{id}/list per CPU-s ${fixed(ratios.getSmall, 2)}x at ${size(TAGS_SMALL)}, ${fixed(ratios.getLarge, 2)}x at ${size(ratios.plants)}`,
+        `  ${store}: filtered at ${size(ratios.plants)}/unfiltered at ${size(TAGS_SMALL)} p50 ${fixed(ratios.p50, 2)}x p99 ${fixed(ratios.p99, 2)}x per CPU-s ${fixed(ratios.perCpu, 2)}x (filtered/unfiltered at ${size(ratios.plants)} ${fixed(ratios.ownCost, 2)}x); GET /plants/{id}/list per CPU-s ${fixed(ratios.getSmall, 2)}x at ${size(TAGS_SMALL)}, ${fixed(ratios.getLarge, 2)}x at ${size(ratios.plants)}`,
       );
     }
     this.print();
