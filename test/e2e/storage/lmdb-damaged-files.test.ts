@@ -20,8 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { open } from 'lmdb';
 import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+// After the store's modules, which point lmdb at the rebuilt addon before it loads.
+import { open } from 'lmdb';
 import { CLI } from '../../support/service-process.js';
 
 // The real program on damaged, empty and foreign data files and on lock files it cannot use: one

@@ -18,8 +18,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
-import { open } from 'lmdb';
 import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+// After the store's modules, which point lmdb at the rebuilt addon before it loads.
+import { open } from 'lmdb';
 import { mintToken, tokenDigest } from '../../../src/application/token-format.js';
 import {
   CLI,

@@ -31,20 +31,13 @@ function toRecord(token: ManagedToken): TokenRecord {
 }
 
 function toToken(id: string, record: TokenRecord): ManagedToken {
-  const at = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms));
-  const expiresAt = at(record.expiresAt);
-  const revokedAt = at(record.revokedAt);
-  const lastUsedAt = at(record.lastUsedAt);
+  const { name, tenant, digest, createdAt, expiresAt, revokedAt, lastUsedAt } = record;
   return {
-    id,
-    name: record.name,
-    tenant: record.tenant,
-    scopes: record.scopes as ManagedToken['scopes'],
-    digest: record.digest,
-    createdAt: new Date(record.createdAt),
-    ...(expiresAt && { expiresAt }),
-    ...(revokedAt && { revokedAt }),
-    ...(lastUsedAt && { lastUsedAt }),
+    ...{ id, name, tenant, scopes: record.scopes as ManagedToken['scopes'], digest },
+    createdAt: new Date(createdAt),
+    ...(expiresAt !== undefined && { expiresAt: new Date(expiresAt) }),
+    ...(revokedAt !== undefined && { revokedAt: new Date(revokedAt) }),
+    ...(lastUsedAt !== undefined && { lastUsedAt: new Date(lastUsedAt) }),
   };
 }
 

@@ -7,14 +7,11 @@ import { refused } from './lmdb-data-file.js';
 import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
 import { checkInChild } from './lmdb-integrity.js';
 import { watchLockFile } from './lmdb-lock-file.js';
-import { openPlantSnapshot } from './lmdb-plant-snapshot.js';
-import { LmdbPlantStore } from './lmdb-plant-store.js';
-import { buildTagIndex } from './lmdb-tag-index.js';
+import { buildTagIndex, LmdbPlantStore, openPlantSnapshot } from './lmdb-plant-store.js';
 import { LmdbTokenStore } from './lmdb-token-store.js';
 import { LmdbWebhookOutbox } from './lmdb-webhook-outbox.js';
 import { LmdbWebhookSubscriptions } from './lmdb-webhook-subscriptions.js';
-import { LmdbWriter } from './lmdb-writer.js';
-import { stopsWithoutTheLock } from './lmdb-job-control.js';
+import { LmdbWriter, stopsWithoutTheLock } from './lmdb-writer.js';
 
 // Ended windows' counts are removed this often (each lasts one second; keys are tenants and addresses).
 const SWEEP_MS = 60_000;
@@ -48,12 +45,6 @@ export async function openLmdbStorage(
     lockFile,
     ...(deps.logger && { logger: deps.logger }),
   });
-  try {
-    await buildTagIndex(dbs, writer, deps);
-  } catch (error) {
-    await Promise.all([dbs.root.close(), counts.close()]);
-    throw error;
-  }
   const sweep = setInterval(() => void sweepCounts(counts).catch(() => {}), SWEEP_MS);
   sweep.unref();
   // A lock file LMDB can no longer use would end the process with a signal at its next access.
@@ -64,7 +55,7 @@ export async function openLmdbStorage(
   });
   const unstop = stopsWithoutTheLock(writer);
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
-  return {
+  const storage: OpenedStorage = {
     plants: new LmdbPlantStore(dbs, writer, max, config.dataDir),
     tokens: new LmdbTokenStore(dbs, writer),
     webhooks: new LmdbWebhookSubscriptions(dbs, writer),
@@ -81,4 +72,10 @@ export async function openLmdbStorage(
       unwatch();
     },
   };
+  // With the lock file watched and job control on: a build may take seconds.
+  await buildTagIndex(dbs, writer, deps).catch(async (error: unknown) => {
+    await storage.close();
+    throw error;
+  });
+  return storage;
 }

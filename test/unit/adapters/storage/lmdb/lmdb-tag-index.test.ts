@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { open } from 'lmdb';
 import { DATA_FILE } from '../../../../../src/adapters/storage/lmdb/lmdb-data-file.js';
 import {
   openEnvironment,
@@ -10,12 +9,16 @@ import {
 } from '../../../../../src/adapters/storage/lmdb/lmdb-environment.js';
 import { checkIntegrity } from '../../../../../src/adapters/storage/lmdb/lmdb-integrity.js';
 import { plantKey, tenantPrefix } from '../../../../../src/adapters/storage/lmdb/lmdb-keys.js';
-import { LmdbPlantStore } from '../../../../../src/adapters/storage/lmdb/lmdb-plant-store.js';
-import { buildTagIndex } from '../../../../../src/adapters/storage/lmdb/lmdb-tag-index.js';
+import {
+  buildTagIndex,
+  LmdbPlantStore,
+} from '../../../../../src/adapters/storage/lmdb/lmdb-plant-store.js';
 import { LmdbWriter } from '../../../../../src/adapters/storage/lmdb/lmdb-writer.js';
 import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import type { StoredPlant } from '../../../../../src/domain/plant.js';
 import type { Logger } from '../../../../../src/ports/logger.js';
+// After the store's modules, which point lmdb at the rebuilt addon before it loads.
+import { open } from 'lmdb';
 import { rejection } from '../../../../support/rejection.js';
 
 /** Plants 1..count of a tenant: every third a fern, every third an aroid, the rest untagged. */
@@ -156,6 +159,30 @@ describe('the embedded store (lmdb) tag index built for plants stored by format 
       // Plants 11 to 26 but 19: the first ten were done before the stop.
       expect(lines[1]).to.match(/^the tag index is built: 15 plants read, \d+ entries added/);
       expect((await storage.check!()).problems).to.deep.equal([]);
+    } finally {
+      await storage.close();
+    }
+  });
+
+  it('when the service stops while it opens, then opening rejects, logs where the build stopped, and the next start builds the index', async () => {
+    await writeFormatOne(dataDir, { t: plants(3) });
+    const stopped = recorder();
+    const stop = new AbortController();
+    stop.abort(new Error('stopping'));
+
+    const error = await rejection(
+      openLmdbStorage({ dataDir }, { logger: stopped.logger, signal: stop.signal }),
+    );
+
+    expect((error as Error).message).to.equal('stopping');
+    expect(stopped.lines.at(-1)).to.equal(
+      'tag index build stopped from the start; the next start goes on',
+    );
+    const storage = await openLmdbStorage({ dataDir });
+    try {
+      expect(await storage.plants.list('t', undefined, 10, ['fern'])).to.deep.equal(
+        tagged(plants(3), 'fern'),
+      );
     } finally {
       await storage.close();
     }

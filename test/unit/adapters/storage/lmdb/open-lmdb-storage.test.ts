@@ -2,10 +2,11 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { open } from 'lmdb';
 import { DATA_FILE } from '../../../../../src/adapters/storage/lmdb/lmdb-data-file.js';
 import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
 import { StorageOpenError } from '../../../../../src/adapters/storage/storage-open-error.js';
+// After the store's modules, which point lmdb at the rebuilt addon before it loads.
+import { open } from 'lmdb';
 import { rejection } from '../../../../support/rejection.js';
 
 describe('the embedded store (lmdb) when it opens', () => {
