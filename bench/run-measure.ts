@@ -345,7 +345,7 @@ export class BenchRunner {
    * tenant of TAGS_SMALL plants (each side the first page and the ones after it by its `Link`),
    * the unfiltered pages on the large tenant too (what the filter itself costs, the heap alike),
    * and `GET /plants/{id}` on both tenants; each tenant filled through the port in its own harness
-   * process, the four requests alternating in slices as in the scaling rows, the server's CPU
+   * process, the five requests alternating in slices as in the scaling rows, the server's CPU
    * counted per slice.
    */
   async measureTags(target: ScaleTarget): Promise<TagRow[]> {
@@ -366,7 +366,7 @@ export class BenchRunner {
           request: 'list' as const,
           plants: TAGS_SMALL,
           server: small,
-          paths: await this.pages(small.url, LIST_PATH, `${what} list`, store),
+          paths: await this.pages(small.url, LIST_PATH, `${what} list ${TAGS_SMALL}`, store),
         },
         {
           request: 'list' as const,

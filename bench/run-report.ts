@@ -286,7 +286,7 @@ export class RunReport {
       get: '/plants/{id}',
     };
     this.print(
-      `tags: GET ${paths.filtered} on ${large} plants (every ${TAG_EVERY}th id tagged ${FILTER_TAG}) against GET ${LIST_PATH} on ${TAGS_SMALL}, each its first page and the next ${TAGS_PAGES - 1} by Link; GET /plants/{id} on 20 ids spread over each tenant; ${SCALE_CONNECTIONS} connections, ${this.options.settings.scaleDuration} s each in ${SLICE_SECONDS} s slices, requests alternating; stores filled in-process (bench/servers/scale.ts)`,
+      `tags: GET ${paths.filtered} on ${large} plants (every ${TAG_EVERY}th id tagged ${FILTER_TAG}) against GET ${LIST_PATH} on ${TAGS_SMALL} (and on ${large}), each its first page and the next ${TAGS_PAGES - 1} by Link; GET /plants/{id} on 20 ids spread over each tenant; ${SCALE_CONNECTIONS} connections, ${this.options.settings.scaleDuration} s each in ${SLICE_SECONDS} s slices, requests alternating; stores filled in-process (bench/servers/scale.ts)`,
     );
     this.print(
       `${pad('store', 10)}${pad('request', 34)}${lpad('plants', 9)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('CPU µs/req', 12)}`,
