@@ -14,6 +14,12 @@ export function plantName(id: number): string {
 export function plantTag(id: number): string {
   return `tag-${String(id % 10_000).padStart(4, '0')}`;
 }
+/**
+ * The tags scenario's filter: every TAG_EVERY-th id carries FILTER_TAG instead of its own tag, so
+ * that 1% of a tenant's plants, spread evenly over its ids, match `?tags=aroid`.
+ */
+export const FILTER_TAG = 'aroid';
+export const TAG_EVERY = 100;
 export const plantBody = (id: number): string =>
   `{"id":${id},"name":"${plantName(id)}","tag":"${plantTag(id)}"}`;
 

@@ -1,4 +1,4 @@
-import { BENCH_TOKEN, benchTokens } from './common.js';
+import { BENCH_TOKEN, benchTokens, FILTER_TAG, TAG_EVERY } from './common.js';
 import type { LoadJob, LoadResult, PacedJob } from './load.js';
 import {
   cpuSeconds,
@@ -15,6 +15,8 @@ import {
   listPaths,
   SCALE_CONNECTIONS,
   SLICE_SECONDS,
+  TAGS_PAGES,
+  TAGS_SMALL,
   type RunSettings,
 } from './run-options.js';
 import { latencyServers, type RunPlan, type ScaleTarget, type ServerSpec } from './run-plan.js';
@@ -57,6 +59,19 @@ export interface ScaleRow {
   /** The embedded store: bytes its files take on disk, and the service's start-up on them, in ms. */
   diskBytes?: number;
   startupMs?: number;
+}
+
+/** One request of the tags scenario on one store: a page, a filtered page, or one plant by id. */
+export interface TagRow {
+  store: string;
+  request: 'list' | 'filtered' | 'get';
+  /** Plants the tenant holds. */
+  plants: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU time the server spent per request served, in microseconds. */
+  cpuUs: number;
 }
 
 /** Asks the load generator's process (proc.ts's startLoader) for a job. */
@@ -263,17 +278,7 @@ export class BenchRunner {
     const { warmup, scaleDuration } = this.settings;
     try {
       for (const plants of target.sizes) {
-        const server = await this.startServer(
-          ['--expose-gc', '--import', 'tsx', 'bench/servers/scale.ts'],
-          {
-            BENCH_STORAGE: JSON.stringify(target.storage(plants)),
-            BENCH_PLANTS: String(plants),
-            LOG_LEVEL: 'warn',
-          },
-          undefined,
-          // A million durable plants take a while to write on a shared machine.
-          600_000,
-        );
+        const server = await this.startHarness(target, plants, 'scale');
         const line = /bench-scale: (\{.*\})/.exec(server.output())?.[1];
         running.push({ plants, server, seeded: JSON.parse(line ?? '{}') });
       }
@@ -332,6 +337,164 @@ export class BenchRunner {
     } finally {
       await Promise.all(running.map(({ server }) => stopServer(server)));
     }
+  }
+
+  /**
+   * The tags scenario on one store: `GET /plants?tags=aroid&limit=20` on a tenant of `tagPlants`
+   * plants of which every TAG_EVERY-th (1%) carries the tag, against `GET /plants?limit=20` on a
+   * tenant of TAGS_SMALL plants (each side the first page and the ones after it by its `Link`),
+   * the unfiltered pages on the large tenant too (what the filter itself costs, the heap alike),
+   * and `GET /plants/{id}` on both tenants; each tenant filled through the port in its own harness
+   * process, the five requests alternating in slices as in the scaling rows, the server's CPU
+   * counted per slice.
+   */
+  async measureTags(target: ScaleTarget): Promise<TagRow[]> {
+    const { tagPlants, warmup, scaleDuration } = this.settings;
+    const store = this.plan.stores.find((candidate) => candidate.kind === target.name);
+    const servers: Running[] = [];
+    try {
+      const small = await this.startHarness(target, TAGS_SMALL, 'tags');
+      servers.push(small);
+      const large = await this.startHarness(target, tagPlants, 'tags', TAG_EVERY);
+      servers.push(large);
+      const what = `tags ${target.name}`;
+      // Ids spread over each tenant, all of them present.
+      const ids = (plants: number) =>
+        Array.from({ length: 20 }, (_, i) => `/plants/${Math.ceil(((i + 0.5) * plants) / 20)}`);
+      const sides = [
+        {
+          request: 'list' as const,
+          plants: TAGS_SMALL,
+          server: small,
+          paths: await this.pages(small.url, LIST_PATH, `${what} list ${TAGS_SMALL}`, store),
+        },
+        {
+          request: 'list' as const,
+          plants: tagPlants,
+          server: large,
+          paths: await this.pages(large.url, LIST_PATH, `${what} list ${tagPlants}`, store),
+        },
+        {
+          request: 'filtered' as const,
+          plants: tagPlants,
+          server: large,
+          paths: await this.pages(
+            large.url,
+            `${LIST_PATH}&tags=${FILTER_TAG}`,
+            `${what} filtered`,
+            store,
+          ),
+        },
+        { request: 'get' as const, plants: TAGS_SMALL, server: small, paths: ids(TAGS_SMALL) },
+        { request: 'get' as const, plants: tagPlants, server: large, paths: ids(tagPlants) },
+      ];
+      const job = (paths: string[], url: string) =>
+        ({ kind: 'get', url, paths, connections: SCALE_CONNECTIONS, duration: 0 }) as const;
+      for (const side of sides) {
+        await this.load({ ...job(side.paths, side.server.url), duration: Math.min(warmup, 1) });
+      }
+      const slices = Math.max(1, Math.round(scaleDuration / SLICE_SECONDS));
+      const totals = sides.map(() => ({ requests: 0, seconds: 0, cpu: 0, served: 0 }));
+      for (let slice = 0; slice < slices; slice++) {
+        for (const [i, side] of sides.entries()) {
+          const tag = `${what} ${side.request} ${side.plants}`;
+          const pid = side.server.child.pid;
+          const cpuBefore = cpuSeconds(pid);
+          const result = this.check(
+            tag,
+            await this.load({
+              ...job(side.paths, side.server.url),
+              duration: scaleDuration / slices,
+              tag,
+            }),
+            store,
+          );
+          totals[i]!.requests += result.requests;
+          totals[i]!.seconds += result.seconds;
+          totals[i]!.cpu += cpuSeconds(pid) - cpuBefore;
+          totals[i]!.served += result.ok;
+        }
+      }
+      const rows: TagRow[] = [];
+      for (const [i, { request, plants }] of sides.entries()) {
+        const { p50, p99 } = await this.collect(`${what} ${request} ${plants}`);
+        const { requests, seconds, cpu, served } = totals[i]!;
+        rows.push({
+          store: target.name,
+          request,
+          plants,
+          rps: requests / seconds,
+          p50,
+          p99,
+          cpuUs: (cpu / served) * 1e6,
+        });
+        this.progress(`${what} ${request} ${plants}: ${(requests / seconds).toFixed(0)} req/s`);
+      }
+      return rows;
+    } finally {
+      await Promise.all(servers.map(stopServer));
+    }
+  }
+
+  /**
+   * The paths of TAGS_PAGES pages: `first`, then each page's `Link: rel="next"` (which must keep the
+   * filter). Each page must hold 20 plants by ascending id and, when `first` filters, only plants
+   * of FILTER_TAG (every TAG_EVERY-th id), or it is reported: a store that ignored the filter would
+   * be measured on the wrong pages.
+   */
+  private async pages(
+    url: string,
+    first: string,
+    what: string,
+    store: BenchStore | undefined,
+  ): Promise<string[]> {
+    const paths = [first];
+    const filtered = first.includes('tags=');
+    for (let page = 1; ; page++) {
+      const response = await fetch(url + paths.at(-1)!, {
+        headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+      });
+      const text = await response.text();
+      const plants =
+        response.status === 200 ? (JSON.parse(text) as { name: string; tag?: string }[]) : [];
+      // A Plant carries no id: the harness's names hold it (plantName).
+      const ids = plants.map((plant) => Number(plant.name.slice('plant-'.length)));
+      const wrong =
+        plants.length !== 20 ||
+        ids.some((id, i) => i > 0 && !(id > ids[i - 1]!)) ||
+        (filtered && plants.some((plant, i) => plant.tag !== FILTER_TAG || ids[i]! % TAG_EVERY));
+      const next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+      if (wrong || next === undefined || (filtered && !next.includes(`tags=${FILTER_TAG}`))) {
+        this.report(
+          store,
+          `${what}: page ${page} (GET ${paths.at(-1)}) answered ${response.status} ${text.slice(0, 200)} Link ${next ?? 'none'}`,
+        );
+        return paths;
+      }
+      if (page === TAGS_PAGES) return paths;
+      paths.push(next);
+    }
+  }
+
+  /** The scaling harness (bench/servers/scale.ts) on `target` filled with `plants` plants. */
+  private startHarness(
+    target: ScaleTarget,
+    plants: number,
+    use: string,
+    tagEvery = 0,
+  ): Promise<Running> {
+    return this.startServer(
+      ['--expose-gc', '--import', 'tsx', 'bench/servers/scale.ts'],
+      {
+        BENCH_STORAGE: JSON.stringify(target.storage(plants, use)),
+        BENCH_PLANTS: String(plants),
+        BENCH_TAG_EVERY: String(tagEvery),
+        LOG_LEVEL: 'warn',
+      },
+      undefined,
+      // A million durable plants take a while to write on a shared machine.
+      600_000,
+    );
   }
 
   /** Milliseconds from spawning `serve` with `env` to its listening line. */

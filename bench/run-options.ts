@@ -13,6 +13,8 @@ export interface RunSettings {
   latencyDuration: number;
   /** `--cold-pages`: GET asks for COLD_PAGES pages in turn (a cursor each) instead of the first one. */
   coldPages: boolean;
+  /** The tags scenario's filtered tenant (1% of it tagged FILTER_TAG), against TAGS_SMALL plants. */
+  tagPlants: number;
 }
 
 export interface RunOptions {
@@ -28,6 +30,8 @@ export interface RunOptions {
   observe: boolean;
   ferretdb: boolean;
   scaling: boolean;
+  /** The tags scenario (`--no-tags` leaves it out): a filtered page at `tagPlants` against a page at TAGS_SMALL, and GET /plants/{id}. */
+  tags: boolean;
   latency: boolean;
   /** Store kinds left out (`--no-redis`, `--no-mongodb`, `--no-lmdb`). */
   skipStores: Set<string>;
@@ -37,6 +41,9 @@ export const CONNECTIONS = 50;
 export const SLICE_SECONDS = 1;
 export const SCALE_CONNECTIONS = 10;
 export const LIST_PATH = '/plants?limit=20';
+/** The unfiltered tenant of the tags scenario, and the pages of each side it asks for (the first, then by each page's Link). */
+export const TAGS_SMALL = 1000;
+export const TAGS_PAGES = 3;
 /**
  * `--cold-pages`: GET cycles through this many pages of 20 of the seeded plants (ids 1 to 10,000),
  * more than the embedded store's page cache holds (1,024), so that every page is read afresh.
@@ -62,6 +69,7 @@ const QUICK: RunSettings = {
   scaleDuration: 0.5,
   latencyDuration: 0.5,
   coldPages: false,
+  tagPlants: 10_000,
 };
 
 function positive(name: string, text: string | undefined, fallback: number): number {
@@ -84,6 +92,7 @@ export function parseRunOptions(args: string[]): RunOptions {
       'latency-duration': { type: 'string' },
       'no-scaling': { type: 'boolean', default: false },
       'no-latency': { type: 'boolean', default: false },
+      'no-tags': { type: 'boolean', default: false },
       spin: { type: 'string' },
       baseline: { type: 'string', multiple: true, default: [] },
       limits: { type: 'boolean', default: false },
@@ -107,6 +116,7 @@ export function parseRunOptions(args: string[]): RunOptions {
         scaleDuration: positive('scale-duration', values['scale-duration'], 5),
         latencyDuration: positive('latency-duration', values['latency-duration'], 10),
         coldPages: values['cold-pages'],
+        tagPlants: 1_000_000,
       };
   const skipStores = new Set(
     (['redis', 'mongodb', 'lmdb'] as const).filter((kind) => values[`no-${kind}`]),
@@ -124,6 +134,7 @@ export function parseRunOptions(args: string[]): RunOptions {
     observe: values.observe,
     ferretdb: values.ferretdb,
     scaling: !values['no-scaling'],
+    tags: !values['no-tags'],
     latency: !values['no-latency'],
     skipStores,
   };

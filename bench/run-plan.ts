@@ -30,8 +30,10 @@ interface StoreKind {
   workers: boolean;
   /** The scaling's sizes of the store, of the run's (1k, 100k, 1M). */
   sizes: (sizes: number[]) => number[];
-  /** The harness's StorageOptions at `plants` plants. */
-  storage: (store: BenchStore, plants: number) => Record<string, string>;
+  /** The harness's StorageOptions at `plants` plants, for `use` ('scale' or 'tags': its own directory, for the embedded store). */
+  storage: (store: BenchStore, plants: number, use: string) => Record<string, string>;
+  /** Whether the tags scenario runs on it (a filtered page at 1M plants; memory always). */
+  tags: boolean;
   /** Embedded (files, no server): its bytes on disk and the service's start-up are measured. */
   embedded: boolean;
   /** Other settings of the service on it, each a server of the rounds compared with the default. */
@@ -43,6 +45,7 @@ const onServer = (variable: string, workers: boolean): StoreKind => ({
   workers,
   sizes: (sizes) => sizes.slice(0, 2),
   storage: (store) => ({ kind: store.kind, url: store.url }),
+  tags: false,
   embedded: false,
 });
 
@@ -54,7 +57,11 @@ export const STORE_KINDS: Record<BenchStore['kind'], StoreKind> = {
     env: (store, key) => ({ PLANT_STORE_DATA_DIR: join(store.url, key) }),
     workers: true,
     sizes: (sizes) => [...new Set([sizes[0]!, sizes.at(-1)!])],
-    storage: (store, plants) => ({ kind: 'lmdb', dataDir: join(store.url, `scale-${plants}`) }),
+    storage: (store, plants, use) => ({
+      kind: 'lmdb',
+      dataDir: join(store.url, `${use}-${plants}`),
+    }),
+    tags: true,
     embedded: true,
     // What the flush costs: the same writes answered once committed, before they reach the disk.
     variants: { 'commit-only': { PLANT_STORE_DURABILITY: 'commit-only' } },
@@ -295,17 +302,25 @@ export const latencyServers = (plan: RunPlan): ServerSpec[] =>
 
 export interface ScaleTarget {
   name: string;
-  /** A StorageOptions at that many plants, as the service's configuration has it. */
-  storage: (plants: number) => Record<string, string>;
+  /** A StorageOptions at that many plants for `use` ('scale' or 'tags'), as the service's configuration has it. */
+  storage: (plants: number, use?: string) => Record<string, string>;
   sizes: number[];
+  /** Whether the tags scenario runs on it. */
+  tags: boolean;
   /** For an embedded store, the environment of `serve` on the store filled with that many plants (its start-up is measured). */
   serveEnv?: (plants: number) => Record<string, string>;
 }
 
 // Stores on a server at 1k and 100k, FerretDB on SQLite at 1k only (it fills at a few hundred a
-// second); the embedded store at 1k and 1M.
+// second); the embedded store at 1k and 1M. The tags scenario runs on memory and on the kinds
+// whose `tags` says so.
 export const scaleTargets = (plan: RunPlan, options: RunOptions): ScaleTarget[] => [
-  { name: 'memory', storage: () => ({ kind: 'memory' }), sizes: options.settings.scaleSizes },
+  {
+    name: 'memory',
+    storage: () => ({ kind: 'memory' }),
+    sizes: options.settings.scaleSizes,
+    tags: true,
+  },
   ...plan.stores
     .filter((store) => options.chosen === undefined || options.chosen.has(store.kind))
     .map((store) => {
@@ -313,8 +328,9 @@ export const scaleTargets = (plan: RunPlan, options: RunOptions): ScaleTarget[] 
       const sizes = kind.sizes(options.settings.scaleSizes);
       return {
         name: store.kind,
-        storage: (plants: number) => kind.storage(store, plants),
+        storage: (plants: number, use = 'scale') => kind.storage(store, plants, use),
         sizes: store.what.startsWith('ferretdb') ? sizes.slice(0, 1) : sizes,
+        tags: kind.tags,
         ...(kind.embedded && {
           serveEnv: (plants: number) => storageEnv(store, `scale-${plants}`),
         }),

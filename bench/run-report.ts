@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
+import { FILTER_TAG, TAG_EVERY } from './common.js';
 import { NEST_KEYS } from './peers.js';
 import { median, pinning, ROOT } from './proc.js';
 import {
@@ -8,6 +9,8 @@ import {
   LIST_PATH,
   SCALE_CONNECTIONS,
   SLICE_SECONDS,
+  TAGS_PAGES,
+  TAGS_SMALL,
   type RunOptions,
 } from './run-options.js';
 import { latencyServers, WORKERS, type RunPlan } from './run-plan.js';
@@ -18,6 +21,7 @@ import {
   type LatencyRow,
   type Sample,
   type ScaleRow,
+  type TagRow,
   type Workload,
 } from './run-measure.js';
 
@@ -36,6 +40,41 @@ const withStore = (sample: Sample) =>
 const rate = (sample: Sample) => sample.rps;
 
 const diskPerMillion = (row: ScaleRow) => ((row.diskBytes ?? Number.NaN) / 1e6 / row.plants) * 1e6;
+
+const size = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
+
+/**
+ * The tags scenario's ratios on one store, within its run: the filtered page at the large tenant
+ * against the unfiltered page at TAGS_SMALL (p50, p99, requests per CPU-second), and GET
+ * /plants/{id} per CPU-second against that unfiltered page, at TAGS_SMALL and at the large tenant.
+ */
+function tagRatios(rows: TagRow[], store: string) {
+  const of = (request: TagRow['request'], small: boolean) =>
+    rows.find(
+      (row) =>
+        row.store === store && row.request === request && (row.plants === TAGS_SMALL) === small,
+    );
+  const [list, listLarge, filtered, getSmall, getLarge] = [
+    of('list', true),
+    of('list', false),
+    of('filtered', false),
+    of('get', true),
+    of('get', false),
+  ];
+  if (list === undefined || filtered === undefined) return undefined;
+  const perCpu = (row: TagRow | undefined) =>
+    row === undefined ? Number.NaN : list.cpuUs / row.cpuUs;
+  return {
+    plants: filtered.plants,
+    p50: filtered.p50 / list.p50,
+    p99: filtered.p99 / list.p99,
+    perCpu: perCpu(filtered),
+    /** The filter's own cost: the filtered page against the unfiltered one on the same tenant. */
+    ownCost: listLarge === undefined ? Number.NaN : listLarge.cpuUs / filtered.cpuUs,
+    getSmall: perCpu(getSmall),
+    getLarge: perCpu(getLarge),
+  };
+}
 
 const summary = (values: number[]) => {
   const sorted = values.filter((v) => !Number.isNaN(v)).sort((x, y) => x - y);
@@ -238,6 +277,35 @@ export class RunReport {
     this.print();
   }
 
+  tagsSection(rows: TagRow[]): void {
+    const large =
+      rows.find((row) => row.request === 'filtered')?.plants ?? this.options.settings.tagPlants;
+    const paths: Record<TagRow['request'], string> = {
+      list: LIST_PATH,
+      filtered: `${LIST_PATH}&tags=${FILTER_TAG}`,
+      get: '/plants/{id}',
+    };
+    this.print(
+      `tags: GET ${paths.filtered} on ${large} plants (every ${TAG_EVERY}th id tagged ${FILTER_TAG}) against GET ${LIST_PATH} on ${TAGS_SMALL} (and on ${large}), each its first page and the next ${TAGS_PAGES - 1} by Link; GET /plants/{id} on 20 ids spread over each tenant; ${SCALE_CONNECTIONS} connections, ${this.options.settings.scaleDuration} s each in ${SLICE_SECONDS} s slices, requests alternating; stores filled in-process (bench/servers/scale.ts)`,
+    );
+    this.print(
+      `${pad('store', 10)}${pad('request', 34)}${lpad('plants', 9)}${lpad('req/s', 9)}${lpad('p50 ms', 9)}${lpad('p99 ms', 9)}${lpad('CPU µs/req', 12)}`,
+    );
+    for (const row of rows) {
+      this.print(
+        `${pad(row.store, 10)}${pad(`GET ${paths[row.request]}`, 34)}${lpad(String(row.plants), 9)}${lpad(fixed(row.rps, 0), 9)}${lpad(fixed(row.p50, 2), 9)}${lpad(fixed(row.p99, 2), 9)}${lpad(fixed(row.cpuUs, 1), 12)}`,
+      );
+    }
+    for (const store of new Set(rows.map((row) => row.store))) {
+      const ratios = tagRatios(rows, store);
+      if (ratios === undefined) continue;
+      this.print(
+        `  ${store}: filtered at ${size(ratios.plants)}/unfiltered at ${size(TAGS_SMALL)} p50 ${fixed(ratios.p50, 2)}x p99 ${fixed(ratios.p99, 2)}x per CPU-s ${fixed(ratios.perCpu, 2)}x (filtered/unfiltered at ${size(ratios.plants)} ${fixed(ratios.ownCost, 2)}x); GET /plants/{id}/list per CPU-s ${fixed(ratios.getSmall, 2)}x at ${size(TAGS_SMALL)}, ${fixed(ratios.getLarge, 2)}x at ${size(ratios.plants)}`,
+      );
+    }
+    this.print();
+  }
+
   /**
    * The rate of the fixed-rate latency: half the slowest server's median req/s in the rounds, so
    * that every server sustains it.
@@ -276,11 +344,12 @@ export class RunReport {
   /** The targets, the problems and the `bench-*` lines; then everything to bench/results/. */
   conclude(results: {
     scaleRows: ScaleRow[];
+    tagRows: TagRow[];
     latencyRows: LatencyRow[];
     rates: Record<Workload, number>;
     elapsedMs: number;
   }): void {
-    const { scaleRows, latencyRows, rates } = results;
+    const { scaleRows, tagRows, latencyRows, rates } = results;
     const latencyOf = (key: string, workload: Workload) =>
       latencyRows.find((row) => row.server.key === key && row.workload === workload);
     // The best NestJS peer: the one serving most per CPU-second (the service's lowest ratio), and
@@ -373,7 +442,6 @@ export class RunReport {
       target('2 workers on LMDB >= 1.3x 1 process', lmdbWorkers('GET'), 1.3, true);
       target('2 workers on LMDB >= 1.3x 1 process (POST)', lmdbWorkers('POST'), 1.3, true);
     }
-    const size = (n: number) => (n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`);
     const spread = (store: string) => {
       const rows = scaleRows.filter((r) => r.store === store);
       const [smallest, largest] = [rows[0], rows.at(-1)];
@@ -393,6 +461,17 @@ export class RunReport {
       const within = `at ${size(largest.plants)} within 1.2x of ${size(smallest.plants)}`;
       target(`LMDB list p50 ${within}`, largest.p50 / smallest.p50, 1.2, false);
       target(`LMDB list p99 ${within}`, largest.p99 / smallest.p99, 1.2, false);
+    }
+    const tagStores = [...new Set(tagRows.map((row) => row.store))].flatMap((store) => {
+      const ratios = tagRatios(tagRows, store);
+      return ratios === undefined ? [] : [{ store, ...ratios }];
+    });
+    for (const { store, plants, p50, p99, getSmall, getLarge } of tagStores) {
+      const within = `at ${size(plants)} <= 1.2x page at ${size(TAGS_SMALL)}`;
+      target(`${store} tags p50 ${within}`, p50, 1.2, false);
+      target(`${store} tags p99 ${within}`, p99, 1.2, false);
+      target(`${store} GET by id >= list per CPU-s (${size(TAGS_SMALL)})`, getSmall, 1.0, true);
+      target(`${store} GET by id >= list per CPU-s (${size(plants)})`, getLarge, 1.0, true);
     }
     this.print(`elapsed: ${(results.elapsedMs / 1000).toFixed(0)} s`);
 
@@ -441,6 +520,15 @@ export class RunReport {
         `bench-lmdb: ${both(onLmdb)} (service on LMDB, durable commits/service on memory, per CPU-s, ${rounds})${flushText}${workersText}${scaling}`,
       );
     }
+    if (tagStores.length > 0) {
+      const { plants } = tagStores[0]!;
+      this.print(
+        `bench-tags: ${tagStores.map((r) => `${r.store} p50 ${fixed(r.p50, 2)} p99 ${fixed(r.p99, 2)} per CPU-s ${fixed(r.perCpu, 2)}`).join(', ')} (GET ${LIST_PATH}&tags=${FILTER_TAG} at ${size(plants)} plants, ${100 / TAG_EVERY}% tagged/GET ${LIST_PATH} at ${size(TAGS_SMALL)})`,
+      );
+      this.print(
+        `bench-get: ${tagStores.map((r) => `${r.store} ${fixed(r.getSmall, 2)} (${size(plants)} ${fixed(r.getLarge, 2)})`).join(', ')} (GET /plants/{id}/GET ${LIST_PATH} per CPU-s, at ${size(TAGS_SMALL)} plants; at ${size(plants)} against the list at ${size(TAGS_SMALL)})`,
+      );
+    }
     const adds = (key: string, base: string) =>
       `GET +${this.added(key, base, 'GET')} POST +${this.added(key, base, 'POST')} µs/req`;
     if (this.measured('koa-spin') && this.measured('koa')) {
@@ -472,16 +560,18 @@ export class RunReport {
     }
     const last = `bench: ${both(ofKoa)} (service/bare Koa, median of ${this.rounds} rounds)`;
     this.out.push(last);
-    this.write({ scaleRows, latencyRows, rates });
+    this.write({ scaleRows, tagRows, latencyRows, rates });
     console.log(last);
   }
 
   private write({
     scaleRows,
+    tagRows,
     latencyRows,
     rates,
   }: {
     scaleRows: ScaleRow[];
+    tagRows: TagRow[];
     latencyRows: LatencyRow[];
     rates: Record<Workload, number>;
   }): void {
@@ -494,6 +584,7 @@ export class RunReport {
       stores: this.plan.stores.map(({ kind, what }) => ({ kind, what })),
       samples: Object.fromEntries(this.runner.samples),
       scaling: scaleRows,
+      tags: tagRows,
       latency: {
         rates,
         rows: latencyRows.map(({ server, ...row }) => ({ server: server.key, ...row })),

@@ -4,7 +4,7 @@ import { createServer } from 'node:http';
 import { NEST_BUILD } from './peers.js';
 import { onServerCore, pinning, ROOT, startLoader } from './proc.js';
 import { parseRunOptions } from './run-options.js';
-import { BenchRunner, type LatencyRow, type ScaleRow } from './run-measure.js';
+import { BenchRunner, type LatencyRow, type ScaleRow, type TagRow } from './run-measure.js';
 import { planRun, scaleTargets } from './run-plan.js';
 import { RunReport } from './run-report.js';
 import { benchStores, type BenchStore } from './stores.js';
@@ -55,8 +55,11 @@ async function main(): Promise<void> {
   if (pinning) spawnSync('taskset', ['-a', '-pc', pinning.load, String(process.pid)]);
 
   for (let round = 1; round <= options.settings.rounds; round++) await runner.measureRound(round);
-  // Each store server stops once nothing needs it: after the rounds, or after its own scaling.
-  const targets = options.scaling ? scaleTargets(plan, options) : [];
+  // Each store server stops once nothing needs it: after the rounds, or after its own scaling and
+  // tags scenario.
+  const targets = scaleTargets(plan, options).filter(
+    (target) => options.scaling || (options.tags && target.tags),
+  );
   const scaled = targets.map((target) => target.name);
   await Promise.all(stores.filter((store) => !scaled.includes(store.kind)).map((s) => s.stop()));
   report.roundsTable();
@@ -64,27 +67,39 @@ async function main(): Promise<void> {
   report.peersSection();
 
   const scaleRows: ScaleRow[] = [];
+  const tagRows: TagRow[] = [];
   for (const target of targets) {
     // A store that cannot even start here (FerretDB still busy with the rounds' backlog) is a
     // problem of the run, printed with the rest, not the end of it: the other rows still count.
     const store = stores.find((candidate) => candidate.kind === target.name);
-    try {
-      scaleRows.push(...(await runner.measureScale(target)));
-    } catch (error) {
-      const reason =
-        error instanceof Error ? error.message.split('\n').slice(0, 6).join(' | ') : String(error);
-      runner.report(store, `scaling ${target.name}: ${reason}`);
-    } finally {
-      await store?.stop();
+    const attempt = async <T>(what: string, measure: () => Promise<T[]>): Promise<T[]> => {
+      try {
+        return await measure();
+      } catch (error) {
+        const reason =
+          error instanceof Error
+            ? error.message.split('\n').slice(0, 6).join(' | ')
+            : String(error);
+        runner.report(store, `${what} ${target.name}: ${reason}`);
+        return [];
+      }
+    };
+    if (options.scaling) {
+      scaleRows.push(...(await attempt('scaling', () => runner.measureScale(target))));
     }
+    if (options.tags && target.tags) {
+      tagRows.push(...(await attempt('tags', () => runner.measureTags(target))));
+    }
+    await store?.stop();
   }
   if (options.scaling) report.scalingSection(scaleRows);
+  if (options.tags) report.tagsSection(tagRows);
 
   // Latency at a fixed rate that every server sustains; stores have stopped by now.
   const rates = report.latencyRates();
   const latencyRows: LatencyRow[] = options.latency ? await runner.measureLatency(rates) : [];
   report.latencySection(rates, latencyRows);
-  report.conclude({ scaleRows, latencyRows, rates, elapsedMs: Date.now() - started });
+  report.conclude({ scaleRows, tagRows, latencyRows, rates, elapsedMs: Date.now() - started });
 }
 
 main()

@@ -5,11 +5,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as ConfigModule from '../../src/config/index.js';
 import type * as CompositionModule from '../../src/composition/container.js';
-import { listeningLine, plantName, plantTag } from '../common.js';
+import { FILTER_TAG, listeningLine, plantName, plantTag } from '../common.js';
 
 // The scaling harness: the real service, built from dist/ exactly as src/main.ts wires it, with a
 // store filled straight through the PlantStore port before the port opens (a million plants over
-// HTTP would take minutes). Reads BENCH_STORAGE (a StorageOptions as JSON), BENCH_PLANTS, and the
+// HTTP would take minutes). Reads BENCH_STORAGE (a StorageOptions as JSON), BENCH_PLANTS,
+// BENCH_TAG_EVERY (every N-th id tagged FILTER_TAG, for the tags scenario; 0 for none), and the
 // service's own variables (PLANT_STORE_TOKENS, PORT). Run with --expose-gc so RSS is measured
 // after a full collection. Prints one `bench-scale: {...}` line, then the usual listening line.
 
@@ -24,6 +25,7 @@ const storage = JSON.parse(
   process.env.BENCH_STORAGE ?? '{"kind":"memory"}',
 ) as ConfigModule.StorageOptions;
 const count = Number(process.env.BENCH_PLANTS ?? '1000');
+const tagEvery = Number(process.env.BENCH_TAG_EVERY ?? '0');
 const config = { ...loadConfig(process.env), storage };
 const tenant = config.staticTokens[0]?.tenant ?? 'bench';
 
@@ -37,7 +39,11 @@ const settledRss = () => {
 const { plantStore: store, app } = await buildService(config);
 const rssBefore = settledRss();
 
-const plant = (id: number) => ({ id: BigInt(id), name: plantName(id), tag: plantTag(id) });
+const plant = (id: number) => ({
+  id: BigInt(id),
+  name: plantName(id),
+  tag: tagEvery > 0 && id % tagEvery === 0 ? FILTER_TAG : plantTag(id),
+});
 const started = performance.now();
 if (storage.kind === 'lmdb') {
   // The embedded store fills as `plant-store import` does: batches of 1000 in one durable write.

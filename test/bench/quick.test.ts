@@ -85,6 +85,50 @@ describe('bench --quick', function () {
     expect(stdout).to.match(/^memory +1000 +\d+ /m);
   });
 
+  it('when run, then it prints the tags scenario on memory, and on LMDB when it measured LMDB, with its targets and lines', () => {
+    const stores = /^store: lmdb /m.test(stdout) ? ['memory', 'lmdb'] : ['memory'];
+    for (const store of stores) {
+      for (const [request, plants] of [
+        ['GET /plants\\?limit=20', 1000],
+        ['GET /plants\\?limit=20&tags=aroid', 10_000],
+        ['GET /plants/\\{id\\}', 1000],
+        ['GET /plants/\\{id\\}', 10_000],
+      ] as const) {
+        expect(stdout).to.match(
+          new RegExp(`^${store} +${request} +${plants} +\\d+ +[\\d.]+ +[\\d.]+ +[\\d.]+$`, 'm'),
+          `${store} ${request} ${plants}`,
+        );
+      }
+      expect(stdout).to.match(
+        new RegExp(
+          `^  ${store} tags p99 at 10k <= 1\\.2x page at 1k +[\\d.]+x  (met|MISSED by \\d+%)$`,
+          'm',
+        ),
+      );
+      expect(stdout).to.match(
+        new RegExp(
+          `^  ${store} GET by id >= list per CPU-s \\(1k\\) +[\\d.]+x  (met|MISSED by \\d+%)$`,
+          'm',
+        ),
+      );
+    }
+    const ratios = (store: string) =>
+      `${store} p50 \\d+\\.\\d\\d p99 \\d+\\.\\d\\d per CPU-s \\d+\\.\\d\\d`;
+    expect(stdout).to.match(
+      new RegExp(
+        `^bench-tags: ${stores.map(ratios).join(', ')} \\(GET /plants\\?limit=20&tags=aroid at 10k plants, 1% tagged/GET /plants\\?limit=20 at 1k\\)$`,
+        'm',
+      ),
+    );
+    const get = (store: string) => `${store} \\d+\\.\\d\\d \\(10k \\d+\\.\\d\\d\\)`;
+    expect(stdout).to.match(
+      new RegExp(
+        `^bench-get: ${stores.map(get).join(', ')} \\(GET /plants/\\{id\\}/GET /plants\\?limit=20 per CPU-s, at 1k plants; at 10k against the list at 1k\\)$`,
+        'm',
+      ),
+    );
+  });
+
   it('when run, then it prints the peer table per CPU-second and the latency table at a fixed rate', () => {
     const ratio = '[\\d.-]+ / [\\d.-]+ / [\\d.-]+';
     for (const peer of ['NestJS \\(Express\\)', 'NestJS \\(Fastify\\)', 'Fastify \\+ features']) {

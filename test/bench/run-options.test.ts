@@ -2,11 +2,23 @@ import { expect } from 'chai';
 import { COLD_PAGES, LIST_PATH, listPaths, parseRunOptions } from '../../bench/run-options.js';
 
 describe('bench/run-options', () => {
-  it('when given no option, then it runs 3 rounds of 10 s with scaling to 1M plants and the fixed-rate latency', () => {
+  it('when given no option, then it runs 3 rounds of 10 s with scaling to 1M plants, the tags scenario at 1M and the fixed-rate latency', () => {
     const options = parseRunOptions([]);
-    expect(options.settings).to.include({ rounds: 3, duration: 10, warmup: 2, seed: 10_000 });
+    expect(options.settings).to.include({
+      rounds: 3,
+      duration: 10,
+      warmup: 2,
+      seed: 10_000,
+      tagPlants: 1_000_000,
+    });
     expect(options.settings.scaleSizes).to.deep.equal([1000, 100_000, 1_000_000]);
-    expect(options).to.include({ quick: false, scaling: true, latency: true, spinUs: undefined });
+    expect(options).to.include({
+      quick: false,
+      scaling: true,
+      tags: true,
+      latency: true,
+      spinUs: undefined,
+    });
     expect(options.chosen).to.equal(undefined);
   });
 
@@ -25,6 +37,7 @@ describe('bench/run-options', () => {
       '--duration',
       '4',
       '--no-scaling',
+      '--no-tags',
       '--no-latency',
       '--no-redis',
       '--observe',
@@ -36,6 +49,7 @@ describe('bench/run-options', () => {
     expect(options).to.include({
       spinUs: 3,
       scaling: false,
+      tags: false,
       latency: false,
       observe: true,
       limits: true,
@@ -45,9 +59,9 @@ describe('bench/run-options', () => {
     expect([...options.skipStores]).to.include('redis');
   });
 
-  it('when --quick is given, then one short round on a small store, without MongoDB unless one is named', () => {
+  it('when --quick is given, then one short round on a small store and a small tags scenario, without MongoDB unless one is named', () => {
     const options = parseRunOptions(['--quick', '--rounds', '9']);
-    expect(options.settings).to.include({ rounds: 1, seed: 200, duration: 0.5 });
+    expect(options.settings).to.include({ rounds: 1, seed: 200, duration: 0.5, tagPlants: 10_000 });
     expect(options.settings.scaleSizes).to.deep.equal([1000]);
     if (!process.env.BENCH_MONGODB_URL) expect([...options.skipStores]).to.include('mongodb');
   });
