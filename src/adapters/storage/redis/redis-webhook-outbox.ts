@@ -1,34 +1,12 @@
-import type { Result } from 'ioredis';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { toPendingDelivery } from '../webhook-record.js';
-import { redisCall, type RedisClient } from './redis-client.js';
+import { redisCall, script, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
-import { webhookKeys, webhookTenantsKey } from './redis-webhook-keys.js';
+import { webhookKeys, webhookTenantsKey } from './redis-plant-codec.js';
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /** KEYS: outbox, deliveries; ARGV: now, lease end, max. Flat [key, JSON, ...] of what it claimed. */
-    outboxClaim(
-      outbox: string,
-      deliveries: string,
-      now: string,
-      until: string,
-      max: string,
-    ): Result<string[], Context>;
-    /** KEYS: outbox, deliveries; ARGV: key, due, JSON. 0 when the delivery is gone. */
-    outboxRetry(
-      outbox: string,
-      deliveries: string,
-      key: string,
-      due: string,
-      json: string,
-    ): Result<number, Context>;
-    /** KEYS: outbox, deliveries; ARGV: the keys of the deliveries to forget. */
-    outboxComplete(outbox: string, deliveries: string, ...keys: string[]): Result<number, Context>;
-  }
-}
-
-// A claim moves each due delivery's time to the lease's end: other instances skip it until then.
+// KEYS: outbox, deliveries. Claim, ARGV: now, lease end, max; moves each due delivery's time to the
+// lease's end (others skip it until then) and answers [key, JSON, ...]. Retry, ARGV: key, due,
+// JSON; 0 when the delivery is gone. Complete, ARGV: the keys of the deliveries to forget.
 const CLAIM_LUA = `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
@@ -69,14 +47,17 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     { keys: string[]; settle: ((error?: unknown) => void)[] }
   >();
   private flushing: NodeJS.Immediate | undefined;
+  private readonly scripts;
 
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
   ) {
-    client.defineCommand('outboxClaim', { lua: CLAIM_LUA, numberOfKeys: 2 });
-    client.defineCommand('outboxRetry', { lua: RETRY_LUA, numberOfKeys: 2 });
-    client.defineCommand('outboxComplete', { lua: COMPLETE_LUA, numberOfKeys: 2 });
+    this.scripts = {
+      claim: script<string[]>(client, 'outboxClaim', 2, CLAIM_LUA),
+      retry: script<number>(client, 'outboxRetry', 2, RETRY_LUA),
+      complete: script<number>(client, 'outboxComplete', 2, COMPLETE_LUA),
+    };
   }
 
   private async tenants(): Promise<string[]> {
@@ -96,7 +77,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       if (room <= 0) continue;
       const keys = webhookKeys(this.prefix, tenant);
       const flat = await redisCall(
-        this.client.outboxClaim(
+        this.scripts.claim(
           keys.outbox,
           keys.deliveries,
           String(now.getTime()),
@@ -109,7 +90,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
         const delivery =
           json === '' ? undefined : toPendingDelivery(tenant, flat[i]!, JSON.parse(json) as Stored);
         if (delivery !== undefined) claimed.push(delivery);
-        else await redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, flat[i]!));
+        else await redisCall(this.scripts.complete(keys.outbox, keys.deliveries, flat[i]!));
       }
     }
     return claimed;
@@ -140,7 +121,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     if (batch === undefined) return;
     this.completing.delete(tenant);
     const keys = webhookKeys(this.prefix, tenant);
-    redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch.keys)).then(
+    redisCall(this.scripts.complete(keys.outbox, keys.deliveries, ...batch.keys)).then(
       () => batch.settle.forEach((settle) => settle()),
       (error: unknown) => batch.settle.forEach((settle) => settle(error ?? new Error('failed'))),
     );
@@ -157,13 +138,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       attempts,
     } satisfies Stored);
     await redisCall(
-      this.client.outboxRetry(
-        keys.outbox,
-        keys.deliveries,
-        delivery.key,
-        String(due.getTime()),
-        json,
-      ),
+      this.scripts.retry(keys.outbox, keys.deliveries, delivery.key, String(due.getTime()), json),
     );
   }
 
@@ -179,7 +154,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     // In batches: Lua's unpack takes some thousands of values at most.
     for (let i = 0; i < oldest.length; i += COMPLETE_BATCH) {
       const batch = oldest.slice(i, i + COMPLETE_BATCH);
-      await redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch));
+      await redisCall(this.scripts.complete(keys.outbox, keys.deliveries, ...batch));
     }
     return oldest.length;
   }
