@@ -12,8 +12,7 @@ import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { DUPLICATE_KEY, insertNew, text, withinDeadline } from './mongo-errors.js';
-import type { PlantCounts } from './plant-counts.js';
+import { DUPLICATE_KEY, insertNew, isDuplicate, text, withinDeadline } from './mongo-errors.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
 export interface PlantDocument {
@@ -75,7 +74,7 @@ export class MongoPlantStore implements PlantStore {
     private readonly client: MongoClient,
     private readonly plants: Collection<PlantDocument>,
     /** Absent: no quota. */
-    private readonly counts?: { quota: PlantCounts; max: number },
+    private readonly counts?: PlantCounts,
     /** Where readiness writes its probe; absent: readiness only pings. */
     private readonly probe?: Collection<ProbeDocument>,
     /** Absent: events are not recorded (no webhooks). */
@@ -94,7 +93,7 @@ export class MongoPlantStore implements PlantStore {
     }
     const counts = this.counts;
     if (counts === undefined) return insertNew(this.plants, document);
-    if (!(await withinDeadline(() => counts.quota.reserve(tenant)))) {
+    if (!(await withinDeadline(() => counts.reserve(tenant)))) {
       // A duplicate is a duplicate, full tenant or not, as on every store.
       const taken = await withinDeadline(() =>
         this.plants.findOne(key(tenant, plant.id), { projection: { _id: 1 } }),
@@ -105,7 +104,7 @@ export class MongoPlantStore implements PlantStore {
     const stored = await insertNew(this.plants, document);
     // A duplicate gives its place back; after an outage the insert may have happened, so the
     // place is kept (see PlantCounts).
-    if (!stored) await withinDeadline(() => counts.quota.release(tenant)).catch(() => {});
+    if (!stored) await withinDeadline(() => counts.release(tenant)).catch(() => {});
     return stored;
   }
 
@@ -151,7 +150,7 @@ export class MongoPlantStore implements PlantStore {
     const { deletedCount } = await withinDeadline(() => this.plants.deleteOne(key(tenant, id)));
     if (deletedCount !== 1) return false;
     // The plant is gone whatever happens to its count; a count left high is only conservative.
-    await this.counts?.quota.release(tenant).catch(() => {});
+    await this.counts?.release(tenant).catch(() => {});
     return true;
   }
 
@@ -212,7 +211,7 @@ export class MongoPlantStore implements PlantStore {
     const granted =
       counts === undefined || fresh.length === 0
         ? fresh.length
-        : await withinDeadline(() => counts.quota.reserveUpTo(tenant, fresh.length));
+        : await withinDeadline(() => counts.reserveUpTo(tenant, fresh.length));
     for (const index of fresh.slice(granted)) outcomes[index] = 'quota';
     const writes: { index: number; operation: AnyBulkWriteOperation<PlantDocument> }[] = [];
     for (const [index, outcome] of outcomes.entries()) {
@@ -235,7 +234,7 @@ export class MongoPlantStore implements PlantStore {
     if (raced.length === 0) return outcomes;
     // Inserts another writer beat to the id: their places go back and they are looked at again.
     const lost = raced.map((at) => writes[at]!.index);
-    await counts?.quota.release(tenant, lost.length).catch(() => {});
+    await counts?.release(tenant, lost.length).catch(() => {});
     const now = await this.held(
       tenant,
       lost.map((index) => plants[index]!),
@@ -276,10 +275,7 @@ export class MongoPlantStore implements PlantStore {
     );
   }
 
-  /**
-   * Runs the writes unordered (none when empty), each bulkWrite within the deadline; resolves the
-   * indexes of the inserts refused as duplicates.
-   */
+  /** Runs the writes unordered, each bulkWrite within the deadline; resolves the duplicates' indexes. */
   private async bulkWrite(operations: AnyBulkWriteOperation<PlantDocument>[]): Promise<number[]> {
     const raced: number[] = [];
     for (const { start, chunk } of bulkWriteChunks(operations, this.ferretdb)) {
@@ -355,4 +351,75 @@ export function bulkWriteChunks<T extends Document>(
     start = end;
   }
   return chunks;
+}
+
+/** One tenant's plant count: `_id` is the tenant. */
+export interface CountDocument {
+  _id: string;
+  count: number;
+}
+
+export const COUNT_COLLECTION = 'plant_counts';
+
+/**
+ * Per-tenant plant counts that enforce a quota without transactions (FerretDB has none): a create
+ * reserves a place with one conditional `$inc` (atomic on one document), then inserts, and gives
+ * the place back when nothing was stored. A count may run high (a stop between the two steps, an
+ * outage hiding whether an insert happened): the quota is reached a little early, never late.
+ * Plants stored before counting began are not counted.
+ */
+export class PlantCounts {
+  constructor(
+    private readonly counts: Collection<CountDocument>,
+    readonly max: number,
+  ) {}
+
+  /** Takes a place for one plant; resolves false when the tenant holds `max` already. */
+  async reserve(tenant: string): Promise<boolean> {
+    // Upserting a tenant at its quota inserts a second document with its _id: a duplicate key.
+    // Two first creates of a tenant race to insert its document too, so the loser tries again.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const upsert = this.counts.updateOne(
+        { _id: tenant, count: { $lt: this.max } },
+        { $inc: { count: 1 } },
+        { upsert: true },
+      );
+      if (await upsert.then(() => true, rethrowUnlessDuplicate)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Takes places for up to `wanted` plants (an import's batch): reads the count, then takes what is
+   * left with one conditional `$inc`, again when another writer moved it. Resolves how many.
+   */
+  async reserveUpTo(tenant: string, wanted: number): Promise<number> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const held = (await this.counts.findOne({ _id: tenant }))?.count ?? 0;
+      const granted = Math.min(wanted, this.max - held);
+      if (granted <= 0) return 0;
+      const taken = await this.counts
+        .updateOne(
+          { _id: tenant, count: { $lte: this.max - granted } },
+          { $inc: { count: granted } },
+          { upsert: true },
+        )
+        .then((result) => result.matchedCount + result.upsertedCount === 1, rethrowUnlessDuplicate);
+      if (taken) return granted;
+    }
+    return 0;
+  }
+
+  /** Gives places back: a reserved create stored nothing, or a plant was deleted. */
+  async release(tenant: string, places = 1): Promise<void> {
+    await this.counts.updateOne(
+      { _id: tenant, count: { $gte: places } },
+      { $inc: { count: -places } },
+    );
+  }
+}
+
+function rethrowUnlessDuplicate(error: unknown): false {
+  if (isDuplicate(error)) return false;
+  throw error;
 }

@@ -17,15 +17,17 @@ import { createMongoClient, databaseName, startupOptions } from './mongo-client.
 import { isOutage } from './mongo-errors.js';
 import {
   COLLECTION,
+  COUNT_COLLECTION,
   INDEX_NAME,
   MongoPlantStore,
+  PlantCounts,
   PROBE_COLLECTION,
   TAG_INDEX,
   TAG_KEYS,
+  type CountDocument,
   type PlantDocument,
   type ProbeDocument,
 } from './mongo-plant-store.js';
-import { COUNT_COLLECTION, PlantCounts, type CountDocument } from './plant-counts.js';
 import { MongoTokenStore, TOKEN_COLLECTION, type TokenDocument } from './mongo-token-store.js';
 import { DUE_INDEX, MongoWebhookOutbox } from './mongo-webhook-outbox.js';
 import { MongoWebhookSubscriptions, WEBHOOK_COLLECTION } from './mongo-webhook-subscriptions.js';
@@ -89,7 +91,7 @@ export async function openMongoStorage(
   const counts =
     max === 0 || ferretdb
       ? undefined
-      : { quota: new PlantCounts(database.collection<CountDocument>(COUNT_COLLECTION), max), max };
+      : new PlantCounts(database.collection<CountDocument>(COUNT_COLLECTION), max);
   const subscriptions = new MongoWebhookSubscriptions(
     undefined,
     database.collection<{ _id: string }>(WEBHOOK_COLLECTION),
