@@ -24,6 +24,8 @@ export interface PlantDocument {
   pending?: Record<string, PendingEntry>;
   /** The earliest `due` of `pending`: what the outbox polls (absent when nothing is pending). */
   due?: Date;
+  /** The token of the claim that last leased the document's deliveries. */
+  lease?: string;
 }
 
 /** One delivery waiting in a plant's document. */

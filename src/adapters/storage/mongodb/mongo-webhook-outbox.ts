@@ -1,4 +1,4 @@
-import { ObjectId, type AnyBulkWriteOperation, type Collection } from 'mongodb';
+import { ObjectId, type AnyBulkWriteOperation, type Collection, type WithId } from 'mongodb';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { newEventId } from '../../../application/webhook-ids.js';
@@ -6,7 +6,7 @@ import { withinDeadline } from './mongo-errors.js';
 import { bulkWriteChunks, type PendingEntry, type PlantDocument } from './mongo-plant-store.js';
 import type { MongoWebhookSubscriptions } from './mongo-webhook-subscriptions.js';
 
-type Stored = PlantDocument & { _id: ObjectId; lease?: string };
+type Stored = WithId<PlantDocument>;
 
 export const DUE_INDEX = 'due_1';
 
@@ -64,9 +64,9 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         due: { $lte: now },
         ...(full.size > 0 && { tenant: { $nin: [...full] }, _id: { $nin: ids } }),
       };
-      const documents = (await withinDeadline(() =>
+      const documents = await withinDeadline(() =>
         this.plants.find(filter, { projection: { tenant: 1 }, limit: want }).toArray(),
-      )) as Stored[];
+      );
       const before = full.size;
       for (const { _id, tenant } of documents) {
         const count = taken.get(tenant) ?? 0;
@@ -89,11 +89,11 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         { $set: { due: until, lease } },
       ),
     );
-    const claimed = (await withinDeadline(() =>
+    const claimed = await withinDeadline(() =>
       this.plants
         .find({ _id: { $in: ids }, lease }, { projection: { tenant: 1, pending: 1 } })
         .toArray(),
-    )) as Stored[];
+    );
     // The bounds count deliveries (a document holds one per subscription). A document's claimed
     // deliveries carry the lease's end as their own time, and the document its earliest time, so
     // that completing or retrying one of them leaves the others leased, and what this claim left
@@ -201,9 +201,9 @@ export class MongoWebhookOutbox implements WebhookOutbox {
    * due early (a harmless extra look), never lose one.
    */
   private async settle(_id: ObjectId): Promise<void> {
-    const document = (await withinDeadline(() =>
+    const document = await withinDeadline(() =>
       this.plants.findOne({ _id }, { projection: { pending: 1 } }),
-    )) as Stored | null;
+    );
     if (document === null) return;
     const entries = Object.values(document.pending ?? {});
     const update =
@@ -214,11 +214,11 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
-    const documents = (await withinDeadline(() =>
+    const documents = await withinDeadline(() =>
       this.plants
         .find({ tenant, due: { $exists: true } }, { projection: { pending: 1 } })
         .toArray(),
-    )) as Stored[];
+    );
     const held = documents.map(({ _id, pending = {} }) => {
       const entries = Object.values(pending);
       return { _id, count: entries.length, at: Math.min(...entries.map((e) => e.at.getTime())) };
@@ -245,9 +245,9 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   async size(tenant?: string): Promise<number> {
     const filter =
       tenant === undefined ? { due: { $exists: true } } : { tenant, due: { $exists: true } };
-    const documents = (await withinDeadline(() =>
+    const documents = await withinDeadline(() =>
       this.plants.find(filter, { projection: { pending: 1 } }).toArray(),
-    )) as Stored[];
+    );
     return documents.reduce((sum, document) => sum + Object.keys(document.pending ?? {}).length, 0);
   }
 

@@ -74,24 +74,13 @@ local max = tonumber(ARGV[1])
 local count = redis.call('ZCARD', KEYS[1])
 local out = {}
 for i = 3, #ARGV, 2 do
-  local member = held(ARGV[i])
-  if member then
-    if member == ARGV[i + 1] then
-      out[#out + 1] = 1
-    elseif ARGV[2] == '1' then
-      remove(member)
-      add(ARGV[i + 1])
-      out[#out + 1] = 2
-    else
-      out[#out + 1] = 3
-    end
-  elseif max > 0 and count >= max then
-    out[#out + 1] = 4
-  else
-    add(ARGV[i + 1])
-    count = count + 1
-    out[#out + 1] = 0
-  end
+  local member, code = held(ARGV[i]), 0
+  if member == ARGV[i + 1] then code = 1
+  elseif member and ARGV[2] == '1' then remove(member); add(ARGV[i + 1]); code = 2
+  elseif member then code = 3
+  elseif max > 0 and count >= max then code = 4
+  else add(ARGV[i + 1]); count = count + 1 end
+  out[#out + 1] = code
 end
 return out`;
 
@@ -112,13 +101,7 @@ if redis.call('GET', KEYS[1]) == 'done' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1`;
 
-const IMPORT_OUTCOMES: readonly ImportOutcome[] = [
-  'stored',
-  'present',
-  'replaced',
-  'conflict',
-  'quota',
-];
+const IMPORT_OUTCOMES = ['stored', 'present', 'replaced', 'conflict', 'quota'] as const;
 
 export interface IndexTagsOptions {
   logger?: Logger | undefined;
@@ -146,6 +129,9 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+/** Every operation of the plant store tells refused writes from an outage (see redisCall). */
+const call = <T>(command: Promise<T>): Promise<T> => redisCall(command, true);
+
 /**
  * Plants in Redis: one sorted set per tenant, all scores 0, members `<encoded id>:<JSON>`, and its
  * tag index in the same slot (redis-plant-codec.ts). Each operation is one atomic command or script.
@@ -172,34 +158,27 @@ export class RedisPlantStore implements PlantStore {
   }
 
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const member = encodeMember(plant);
-    const keys = webhookKeys(this.prefix, tenant);
-    const stored = await redisCall(
+    const { targets, outbox, deliveries } = webhookKeys(this.prefix, tenant);
+    const stored = await call(
       this.scripts.insert(
-        this.key(tenant),
-        tagsKey(this.prefix, tenant),
-        keys.targets('plant.created'),
-        keys.outbox,
-        keys.deliveries,
+        ...this.keys(tenant),
+        targets('plant.created'),
+        outbox,
+        deliveries,
         encodeId(plant.id),
-        member,
+        encodeMember(plant),
         String(this.maxPlants),
         event === undefined ? '' : newEventId(),
         String(Date.now()),
         event === undefined ? '' : eventBody(event),
       ),
-      true,
     );
     if (stored === -1) throw plantQuotaReached(this.maxPlants);
     return stored === 1;
   }
 
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
-    const [min, max] = idRange(id);
-    const [member] = await redisCall(
-      this.client.zrange(this.key(tenant), min, max, 'BYLEX', 'LIMIT', 0, 1),
-      true,
-    );
+    const [member] = await this.range(this.key(tenant), ...idRange(id), 1);
     return member === undefined ? undefined : decodeMember(member);
   }
 
@@ -211,22 +190,13 @@ export class RedisPlantStore implements PlantStore {
     tags?: readonly string[],
   ): Promise<StoredPlant[]> {
     if (limit <= 0) return [];
-    const key = this.key(tenant);
+    const [key, index] = this.keys(tenant);
     if (tags === undefined) {
-      const members = await redisCall(
-        this.client.zrange(key, afterBound(after), '+', 'BYLEX', 'LIMIT', 0, limit),
-        true,
-      );
-      return members.map(decodeMember);
+      return (await this.range(key, afterBound(after), '+', limit)).map(decodeMember);
     }
-    const index = tagsKey(this.prefix, tenant);
     const pages = await Promise.all(
       tags.map(async (tag) => {
-        const [min, max] = tagRange(tag, after);
-        const entries = await redisCall(
-          this.client.zrange(index, min, max, 'BYLEX', 'LIMIT', 0, limit),
-          true,
-        );
+        const entries = await this.range(index, ...tagRange(tag, after), limit);
         // An entry is the tag's hex (two digits a UTF-8 byte), a colon, then the plant's member.
         const skip = Buffer.byteLength(tag, 'utf8') * 2 + 1;
         return entries.map((entry) => decodeMember(entry.slice(skip)));
@@ -235,13 +205,12 @@ export class RedisPlantStore implements PlantStore {
     return firstById(pages, limit);
   }
 
+  private range(key: string, min: string, max: string, limit: number): Promise<string[]> {
+    return call(this.client.zrange(key, min, max, 'BYLEX', 'LIMIT', 0, limit));
+  }
+
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const deleted = this.scripts.delete(
-      this.key(tenant),
-      tagsKey(this.prefix, tenant),
-      encodeId(id),
-    );
-    return (await redisCall(deleted, true)) === 1;
+    return (await call(this.scripts.delete(...this.keys(tenant), encodeId(id)))) === 1;
   }
 
   /**
@@ -271,10 +240,7 @@ export class RedisPlantStore implements PlantStore {
     for (const node of nodes) {
       let cursor = '0';
       do {
-        const [next, keys] = await redisCall(
-          node.scan(cursor, 'MATCH', match, 'COUNT', 1000),
-          true,
-        );
+        const [next, keys] = await call(node.scan(cursor, 'MATCH', match, 'COUNT', 1000));
         cursor = next;
         for (const key of keys) {
           const encoded = key.slice(start, -'}:plants'.length);
@@ -326,27 +292,21 @@ export class RedisPlantStore implements PlantStore {
       let bound = i === 0 && from !== undefined ? `(${from};` : '-';
       for (;;) {
         signal?.throwIfAborted();
-        const [count, last] = await redisCall(
-          this.scripts.indexTags(
-            this.key(tenant),
-            tagsKey(this.prefix, tenant),
-            bound,
-            String(batch),
-          ),
-          true,
+        const [count, last] = await call(
+          this.scripts.indexTags(...this.keys(tenant), bound, String(batch)),
         );
         if (last === undefined) break;
         plants += count;
         bound = `(${last};`;
         const at = `${Buffer.from(tenant).toString('base64url')}:${last}`;
-        if ((await redisCall(this.scripts.progress(marker, at), true)) === 0) {
+        if ((await call(this.scripts.progress(marker, at))) === 0) {
           say?.info({ plants }, 'the tag index was built by another instance');
           return;
         }
         say?.debug({ tenant, plants }, 'indexing tags');
       }
     }
-    await redisCall(this.scripts.progress(marker, 'done'), true);
+    await call(this.scripts.progress(marker, 'done'));
     say?.info({ tenants: tenants.length, plants }, 'the tag index is built');
   }
 
@@ -358,25 +318,27 @@ export class RedisPlantStore implements PlantStore {
     if (plants.length === 0) return [];
     const args = [String(this.maxPlants), overwrite ? '1' : '0'];
     for (const plant of plants) args.push(encodeId(plant.id), encodeMember(plant));
-    const codes = await redisCall(
-      this.scripts.import(this.key(tenant), tagsKey(this.prefix, tenant), ...args),
-      true,
-    );
+    const codes = await call(this.scripts.import(...this.keys(tenant), ...args));
     return codes.map((code) => IMPORT_OUTCOMES[code]!);
   }
 
   /** A script Redis runs only while it takes writes; a PING for a Redis before 7 (no flags). */
   async ping(): Promise<void> {
     try {
-      await redisCall(this.scripts.writable(), true);
+      await call(this.scripts.writable());
     } catch (error) {
       if (!(error instanceof Error) || !/compiling script/.test(error.message)) throw error;
-      await redisCall(this.client.ping(), true);
+      await call(this.client.ping());
     }
   }
 
   private key(tenant: string): string {
     if (LONE_SURROGATE.test(tenant)) throw new Error('a tenant name must be well-formed Unicode');
     return plantsKey(this.prefix, tenant);
+  }
+
+  /** The tenant's plants and tag index: KEYS[1] and KEYS[2] of every script. */
+  private keys(tenant: string): [string, string] {
+    return [this.key(tenant), tagsKey(this.prefix, tenant)];
   }
 }
