@@ -54,10 +54,7 @@ export interface ProbeDocument {
 export const COLLECTION = 'plants';
 export const PROBE_COLLECTION = 'readiness';
 export const INDEX_NAME = 'tenant_1_id_1';
-/**
- * What a tag filter reads: per tenant and tag, by id; MongoDB keeps it in each plant's own write.
- * Hinted by its keys, which an index of another name may have (open-mongo-storage.ts keeps it).
- */
+/** What a tag filter reads, hinted by its keys (an index of another name may have them). */
 export const TAG_INDEX = 'tenant_1_tag_1_id_1';
 export const TAG_KEYS = { tenant: 1, tag: 1, id: 1 } as const;
 
@@ -65,8 +62,8 @@ export const TAG_KEYS = { tenant: 1, tag: 1, id: 1 } as const;
 const PROJECTION = { _id: 0, id: 1, name: 1, tag: 1 } as const;
 
 /**
- * Plants in one MongoDB collection, one document per plant, unique on (tenant, id). Every query
- * is built here from a string tenant and a bigint id, so no request value can become an operator.
+ * Plants in one collection, one document a plant, unique on (tenant, id). Every query is built from
+ * a string tenant and a bigint id, so no request value can become an operator.
  */
 export class MongoPlantStore implements PlantStore {
   /** On FerretDB, the last batch imported: the next waits for it (see importBatch). */
@@ -118,10 +115,9 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /**
-   * One find on the (tenant, id) index; with tags, on the (tenant, tag, id) one, which MongoDB
-   * reads as one range per tag merged by id (SORT_MERGE), so a page reads about `limit` entries
-   * whatever else the tenant holds. The hint keeps MongoDB from reusing, for a rare tag, a plan
-   * cached for a common one that walks the (tenant, id) index through the whole tenant.
+   * One find on the (tenant, id) index; with tags on the (tenant, tag, id) one, read as one range a
+   * tag merged by id (SORT_MERGE). The hint keeps MongoDB from reusing, for a rare tag, a plan cached
+   * for a common one that walks the whole tenant.
    */
   async list(
     tenant: string,
@@ -157,9 +153,8 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /**
-   * One findOne a tenant, each a seek on the (tenant, id) index to the first tenant above the last:
-   * a page costs `limit` short round trips and no memory beyond it, however many plants a tenant has.
-   * MongoDB compares strings by UTF-8 bytes, which is code-point order.
+   * One findOne a tenant, each a seek on the (tenant, id) index past the last: no memory beyond the
+   * page. MongoDB compares strings by UTF-8 bytes, which is code-point order.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     const found: string[] = [];
@@ -178,10 +173,8 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /**
-   * One find of the batch's ids, places reserved for the new plants at once (with a quota), then
-   * one unordered bulkWrite: the inserts (no pending deliveries: no event) and the overwrites. On
-   * FerretDB, one batch at a time, found by the range of its ids and overwritten FERRETDB_UPDATES
-   * plants a bulkWrite.
+   * One find of the batch's ids, places reserved for the new plants at once, then one unordered
+   * bulkWrite of the inserts (no event) and overwrites. On FerretDB, one batch at a time (below).
    */
   importBatch(
     tenant: string,
@@ -190,7 +183,7 @@ export class MongoPlantStore implements PlantStore {
   ): Promise<ImportOutcome[]> {
     if (!this.ferretdb) return this.importNow(tenant, plants, overwrite);
     // FerretDB reads the whole collection for each find and takes one write at a time: batches
-    // sent together only share its CPU and wait on SQLite's lock, each past the deadline.
+    // sent together would only share its CPU and SQLite's lock, each past the deadline.
     const turn = this.lastImport.then(() => this.importNow(tenant, plants, overwrite));
     this.lastImport = turn.catch(() => {});
     return turn;
@@ -304,7 +297,7 @@ export class MongoPlantStore implements PlantStore {
   }
 }
 
-// Types are checked at run time too: an object here could carry a query operator.
+// Checked at run time too: an object here could carry a query operator.
 const key = (tenant: string, id: PlantId) => ({ tenant: text(tenant, 'tenants'), id: exact(id) });
 
 function exact(id: PlantId): bigint {
@@ -333,9 +326,8 @@ function toStoredPlant(document: Partial<PlantDocument>): StoredPlant {
 export const FERRETDB_UPDATES = 4;
 
 /**
- * The bulkWrites to send for `operations` (none when empty), each with the index of its first
- * operation: one on MongoDB; on FerretDB as many as it takes for none to carry more than
- * FERRETDB_UPDATES updates (inserts hold nothing, so a chunk ends at an update only).
+ * The bulkWrites for `operations` (none when empty), each with the index of its first: one on
+ * MongoDB; on FerretDB, none with more than FERRETDB_UPDATES updates (inserts hold nothing).
  */
 export function bulkWriteChunks<T extends Document>(
   operations: AnyBulkWriteOperation<T>[],
