@@ -1,5 +1,5 @@
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
-import { toPendingDelivery } from '../webhook-record.js';
+import { toPendingDelivery, type DeliveryRecord } from '../webhook-record.js';
 import { redisCall, script, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 import { webhookKeys, webhookTenantsKey } from './redis-plant-codec.js';
@@ -28,14 +28,7 @@ return redis.call('ZREM', KEYS[1], unpack(ARGV))`;
 // Completions of one tenant that come within one turn of the event loop go in one call.
 const COMPLETE_BATCH = 256;
 
-type Stored = {
-  sub: string;
-  event: string;
-  type: string;
-  body: string;
-  at: string;
-  attempts: number;
-};
+type Stored = DeliveryRecord & { at: string };
 
 /**
  * The deliveries the insert script recorded: per tenant, a sorted set by due time and a hash of
@@ -75,11 +68,10 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       if (claimed.length >= max) break;
       const room = Math.min(max - claimed.length, roomFor(tenant));
       if (room <= 0) continue;
-      const keys = webhookKeys(this.prefix, tenant);
+      const keys = this.keys(tenant);
       const flat = await redisCall(
         this.scripts.claim(
-          keys.outbox,
-          keys.deliveries,
+          ...keys,
           String(now.getTime()),
           String(now.getTime() + leaseMs),
           String(room),
@@ -90,7 +82,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
         const delivery =
           json === '' ? undefined : toPendingDelivery(tenant, flat[i]!, JSON.parse(json) as Stored);
         if (delivery !== undefined) claimed.push(delivery);
-        else await redisCall(this.scripts.complete(keys.outbox, keys.deliveries, flat[i]!));
+        else await redisCall(this.scripts.complete(...keys, flat[i]!));
       }
     }
     return claimed;
@@ -120,15 +112,13 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     const batch = this.completing.get(tenant);
     if (batch === undefined) return;
     this.completing.delete(tenant);
-    const keys = webhookKeys(this.prefix, tenant);
-    redisCall(this.scripts.complete(keys.outbox, keys.deliveries, ...batch.keys)).then(
+    redisCall(this.scripts.complete(...this.keys(tenant), ...batch.keys)).then(
       () => batch.settle.forEach((settle) => settle()),
       (error: unknown) => batch.settle.forEach((settle) => settle(error ?? new Error('failed'))),
     );
   }
 
   async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
-    const keys = webhookKeys(this.prefix, delivery.tenant);
     const json = JSON.stringify({
       sub: delivery.subscriptionId,
       event: delivery.eventId,
@@ -138,14 +128,14 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       attempts,
     } satisfies Stored);
     await redisCall(
-      this.scripts.retry(keys.outbox, keys.deliveries, delivery.key, String(due.getTime()), json),
+      this.scripts.retry(...this.keys(delivery.tenant), delivery.key, String(due.getTime()), json),
     );
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
-    const keys = webhookKeys(this.prefix, tenant);
-    if ((await redisCall(this.client.zcard(keys.outbox))) <= keep) return 0;
-    const all = Object.entries(await redisCall(this.client.hgetall(keys.deliveries)));
+    const [outbox, deliveries] = this.keys(tenant);
+    if ((await redisCall(this.client.zcard(outbox))) <= keep) return 0;
+    const all = Object.entries(await redisCall(this.client.hgetall(deliveries)));
     const oldest = all
       .map(([key, json]) => ({ key, at: Number((JSON.parse(json) as Stored).at) }))
       .sort((a, b) => a.at - b.at)
@@ -154,7 +144,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     // In batches: Lua's unpack takes some thousands of values at most.
     for (let i = 0; i < oldest.length; i += COMPLETE_BATCH) {
       const batch = oldest.slice(i, i + COMPLETE_BATCH);
-      await redisCall(this.scripts.complete(keys.outbox, keys.deliveries, ...batch));
+      await redisCall(this.scripts.complete(outbox, deliveries, ...batch));
     }
     return oldest.length;
   }
@@ -162,7 +152,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   async size(tenant?: string): Promise<number> {
     const counts = await Promise.all(
       (tenant === undefined ? await this.tenants() : [tenant]).map((tenant) =>
-        redisCall(this.client.zcard(webhookKeys(this.prefix, tenant).outbox)),
+        redisCall(this.client.zcard(this.keys(tenant)[0])),
       ),
     );
     return counts.reduce((sum, count) => sum + count, 0);
@@ -171,5 +161,11 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   async close(): Promise<void> {
     clearImmediate(this.flushing);
     this.completeAll();
+  }
+
+  /** The tenant's outbox and deliveries: the KEYS of every script. */
+  private keys(tenant: string): [string, string] {
+    const { outbox, deliveries } = webhookKeys(this.prefix, tenant);
+    return [outbox, deliveries];
   }
 }
