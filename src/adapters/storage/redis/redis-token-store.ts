@@ -41,10 +41,9 @@ function fromHash(id: string, hash: Record<string, string>): ManagedToken | unde
 }
 
 /**
- * Managed tokens in Redis: one hash per token, `<prefix>token:{<id>}` (the id is the cluster hash
- * tag), and one sorted set `<prefix>tokens` of ids by creation time for `tokens list`. A token is
- * written before it is indexed, so a crash between the two leaves an unlisted token that was
- * never shown to anyone, never a listed one that does not exist.
+ * Managed tokens in Redis: one hash a token, `<prefix>token:{<id>}`, and a sorted set `<prefix>tokens`
+ * of ids by creation time. Written before indexed: a crash between leaves an unlisted token never
+ * shown to anyone, never a listed one that does not exist.
  */
 export class RedisTokenStore implements TokenStore {
   private readonly scripts;

@@ -44,9 +44,8 @@ redis.call('SREM', KEYS[2], ARGV[1])
 return redis.call('HDEL', KEYS[1], ARGV[1])`;
 
 /**
- * Webhook subscriptions in Redis: each tenant's in a hash in its plants' slot, with the set of
- * enabled plant.created subscriptions that the insert script reads; one index hash (id -> tenant)
- * finds a subscription by id and tells the dispatcher which tenants to poll.
+ * Webhook subscriptions in Redis: each tenant's in a hash in its plants' slot, with the set of its
+ * enabled plant.created ones the insert script reads; an index hash (id -> tenant) finds them by id.
  */
 export class RedisWebhookSubscriptions implements WebhookSubscriptions {
   private readonly scripts;
