@@ -29,16 +29,14 @@ return redis.call('ZREM', KEYS[1], unpack(ARGV))`;
 const COMPLETE_BATCH = 256;
 
 type Stored = DeliveryRecord & { at: string };
+type Batch = { keys: string[]; settle: ((error?: unknown) => void)[] };
 
 /**
  * The deliveries the insert script recorded: per tenant, a sorted set by due time and a hash of
  * bodies, in the tenant's slot. Every instance polls each tenant that ever had a subscription.
  */
 export class RedisWebhookOutbox implements WebhookOutbox {
-  private readonly completing = new Map<
-    string,
-    { keys: string[]; settle: ((error?: unknown) => void)[] }
-  >();
+  private readonly completing = new Map<string, Batch>();
   private flushing: NodeJS.Immediate | undefined;
   private readonly scripts;
 
@@ -91,11 +89,8 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   /** Forgets the delivery; the completions of a tenant within one turn share one round trip. */
   complete(delivery: PendingDelivery): Promise<void> {
     return new Promise((resolve, reject) => {
-      let batch = this.completing.get(delivery.tenant);
-      if (batch === undefined) {
-        batch = { keys: [], settle: [] };
-        this.completing.set(delivery.tenant, batch);
-      }
+      const batch = this.completing.get(delivery.tenant) ?? { keys: [], settle: [] };
+      this.completing.set(delivery.tenant, batch);
       batch.keys.push(delivery.key);
       batch.settle.push((error) => (error === undefined ? resolve() : reject(error)));
       if (batch.keys.length >= COMPLETE_BATCH) this.completeNow(delivery.tenant);
