@@ -8,7 +8,9 @@ import {
 } from '../../../src/adapters/storage/mongodb/mongo-client.js';
 import {
   COLLECTION,
+  COUNT_COLLECTION,
   MongoPlantStore,
+  PlantCounts,
   type PlantDocument,
 } from '../../../src/adapters/storage/mongodb/mongo-plant-store.js';
 import {
@@ -21,10 +23,6 @@ import {
   WEBHOOK_COLLECTION,
 } from '../../../src/adapters/storage/mongodb/mongo-webhook-subscriptions.js';
 import { openMongoStorage } from '../../../src/adapters/storage/mongodb/open-mongo-storage.js';
-import {
-  COUNT_COLLECTION,
-  PlantCounts,
-} from '../../../src/adapters/storage/mongodb/plant-counts.js';
 import { openRedisStorage } from '../../../src/adapters/storage/redis/open-redis-storage.js';
 import type { Storage } from '../../../src/ports/storage.js';
 import { describeAdapters } from '../../support/adapter-table.js';
@@ -52,7 +50,7 @@ async function openCounted(url: string, max: number): Promise<Storage> {
     plants: new MongoPlantStore(
       client,
       plants,
-      { quota, max },
+      quota,
       undefined,
       MongoWebhookOutbox.entries(webhooks),
     ),

@@ -3,10 +3,8 @@ import { ConfigError } from '../../config-error.js';
 
 const DEFAULT_DATABASE = 'plant_store';
 
-/**
- * Bounded waits: an unreachable server fails server selection after 1.5 s, a silent one the
- * socket after 2 s. (`timeoutMS`, CSOT, is deprecated and ignored by driver 7.x.)
- */
+// Bounded waits: an unreachable server fails server selection after 1.5 s, a silent one the socket
+// after 2 s. (`timeoutMS`, CSOT, is deprecated and ignored by driver 7.x.)
 const CLIENT_OPTIONS: MongoClientOptions = {
   useBigInt64: true,
   serverSelectionTimeoutMS: 1500,
@@ -22,26 +20,19 @@ export function databaseName(url: string): string {
   return decodeURIComponent(path) || DEFAULT_DATABASE;
 }
 
-/** A fresh connection's handshake on a busy machine may take seconds. */
-const STARTUP_CONNECT_MS = 10_000;
-
 /**
- * Start-up work has deadlines of its own, not the requests' ones: server selection waits for the
- * whole start-up bound (the driver keeps trying to connect meanwhile), a fresh connection on a busy
- * machine or the first collection on a fresh database may take seconds, an index build minutes.
+ * Start-up work waits up to the whole start-up bound, not the requests' deadlines: a handshake on a
+ * busy machine or a fresh database's first collection may take seconds, an index build minutes.
  */
 export const startupOptions = (boundMs: number): MongoClientOptions => ({
   serverSelectionTimeoutMS: boundMs,
-  connectTimeoutMS: Math.min(STARTUP_CONNECT_MS, boundMs),
+  connectTimeoutMS: Math.min(10_000, boundMs),
   socketTimeoutMS: boundMs,
   waitQueueTimeoutMS: boundMs,
   maxPoolSize: 1,
 });
 
-/**
- * A client for MONGODB_URL, not connected yet, with the requests' bounded waits unless `options`
- * replace them; a ConfigError names the variable when the URL is unusable.
- */
+/** A client for MONGODB_URL, not connected yet; a ConfigError names the variable when unusable. */
 export function createMongoClient(url: string, options: MongoClientOptions = {}): MongoClient {
   try {
     return new MongoClient(url, { ...CLIENT_OPTIONS, ...options });

@@ -12,21 +12,12 @@ import { withinDeadline as sharedDeadline } from '../deadline.js';
 /** MongoDB's duplicate-key error code (E11000). */
 export const DUPLICATE_KEY = 11000;
 
-// Server codes that mean "not now" rather than "never": shutdown, failover, host loss, time limits.
+// "Not now" rather than "never": HostUnreachable, HostNotFound, MaxTimeMSExpired, NetworkTimeout,
+// ShutdownInProgress, PrimarySteppedDown, ExceededTimeLimit, SocketException, NotWritablePrimary,
+// InterruptedAtShutdown, InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk,
+// NotPrimaryOrSecondary.
 const TRANSIENT_CODES = new Set([
-  6, // HostUnreachable
-  7, // HostNotFound
-  50, // MaxTimeMSExpired
-  89, // NetworkTimeout
-  91, // ShutdownInProgress
-  189, // PrimarySteppedDown
-  262, // ExceededTimeLimit
-  9001, // SocketException
-  10107, // NotWritablePrimary
-  11600, // InterruptedAtShutdown
-  11602, // InterruptedDueToReplStateChange
-  13435, // NotPrimaryNoSecondaryOk
-  13436, // NotPrimaryOrSecondary
+  6, 7, 50, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436,
 ]);
 
 // Driver errors that are not exported as classes but mean the pool could not serve in time.
@@ -35,7 +26,7 @@ const TRANSIENT_NAMES = new Set(['MongoWaitQueueTimeoutError', 'MongoPoolCleared
 // Socket errors the driver sometimes passes on unwrapped (a write to a socket the server closed).
 const SOCKET_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT']);
 
-/** True when the error means the server is unreachable, failing over or too slow: worth a retry later. */
+/** Whether the server is unreachable, failing over or too slow: worth a retry later. */
 export function isOutage(error: unknown): boolean {
   if (error instanceof MongoNetworkError || error instanceof MongoServerSelectionError) return true;
   if (!(error instanceof MongoError)) {
@@ -46,24 +37,19 @@ export function isOutage(error: unknown): boolean {
   return typeof error.code === 'number' && TRANSIENT_CODES.has(error.code);
 }
 
-// Server codes that mean "up, but taking no writes until an operator acts".
-const REFUSAL_CODES = new Set([
-  14031, // OutOfDiskSpace
-  8000, // AtlasError: over the space quota of the cluster
-]);
-// What servers say when the disk is full or the database read-only (mongod --readOnly, FerretDB's
-// backends), when they say it without one of the codes above.
+// "Up, but taking no writes until an operator acts": OutOfDiskSpace, AtlasError (over the space
+// quota); else what servers say of a full disk or a read-only database (mongod, FerretDB).
+const REFUSAL_CODES = new Set([14031, 8000]);
 const REFUSAL_MESSAGE =
   /no space left on device|disk is full|disk full|out of disk|over your space quota|read-only mode|readonly database|database is read-only/i;
 
-/** True when the server answers but refuses writes: out of disk, or read-only. */
 export function isRefusal(error: unknown): boolean {
   if (!(error instanceof MongoError)) return false;
   if (typeof error.code === 'number' && REFUSAL_CODES.has(error.code)) return true;
   return REFUSAL_MESSAGE.test(error.message);
 }
 
-/** Runs one driver call within the store deadline; outages become storage-unavailable, refusals storage-refuses-writes. */
+/** One driver call within the store deadline: outages storage-unavailable, refusals refuses-writes. */
 export const withinDeadline = <T>(operation: () => Promise<T>): Promise<T> =>
   sharedDeadline(operation(), isOutage, isRefusal);
 

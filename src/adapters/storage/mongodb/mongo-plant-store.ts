@@ -12,8 +12,7 @@ import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { DUPLICATE_KEY, insertNew, text, withinDeadline } from './mongo-errors.js';
-import type { PlantCounts } from './plant-counts.js';
+import { DUPLICATE_KEY, insertNew, isDuplicate, text, withinDeadline } from './mongo-errors.js';
 
 /** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
 export interface PlantDocument {
@@ -25,6 +24,8 @@ export interface PlantDocument {
   pending?: Record<string, PendingEntry>;
   /** The earliest `due` of `pending`: what the outbox polls (absent when nothing is pending). */
   due?: Date;
+  /** The token of the claim that last leased the document's deliveries. */
+  lease?: string;
 }
 
 /** One delivery waiting in a plant's document. */
@@ -53,10 +54,7 @@ export interface ProbeDocument {
 export const COLLECTION = 'plants';
 export const PROBE_COLLECTION = 'readiness';
 export const INDEX_NAME = 'tenant_1_id_1';
-/**
- * What a tag filter reads: per tenant and tag, by id; MongoDB keeps it in each plant's own write.
- * Hinted by its keys, which an index of another name may have (open-mongo-storage.ts keeps it).
- */
+/** What a tag filter reads, hinted by its keys (an index of another name may have them). */
 export const TAG_INDEX = 'tenant_1_tag_1_id_1';
 export const TAG_KEYS = { tenant: 1, tag: 1, id: 1 } as const;
 
@@ -64,8 +62,8 @@ export const TAG_KEYS = { tenant: 1, tag: 1, id: 1 } as const;
 const PROJECTION = { _id: 0, id: 1, name: 1, tag: 1 } as const;
 
 /**
- * Plants in one MongoDB collection, one document per plant, unique on (tenant, id). Every query
- * is built here from a string tenant and a bigint id, so no request value can become an operator.
+ * Plants in one collection, one document a plant, unique on (tenant, id). Every query is built from
+ * a string tenant and a bigint id, so no request value can become an operator.
  */
 export class MongoPlantStore implements PlantStore {
   /** On FerretDB, the last batch imported: the next waits for it (see importBatch). */
@@ -75,7 +73,7 @@ export class MongoPlantStore implements PlantStore {
     private readonly client: MongoClient,
     private readonly plants: Collection<PlantDocument>,
     /** Absent: no quota. */
-    private readonly counts?: { quota: PlantCounts; max: number },
+    private readonly counts?: PlantCounts,
     /** Where readiness writes its probe; absent: readiness only pings. */
     private readonly probe?: Collection<ProbeDocument>,
     /** Absent: events are not recorded (no webhooks). */
@@ -94,7 +92,7 @@ export class MongoPlantStore implements PlantStore {
     }
     const counts = this.counts;
     if (counts === undefined) return insertNew(this.plants, document);
-    if (!(await withinDeadline(() => counts.quota.reserve(tenant)))) {
+    if (!(await withinDeadline(() => counts.reserve(tenant)))) {
       // A duplicate is a duplicate, full tenant or not, as on every store.
       const taken = await withinDeadline(() =>
         this.plants.findOne(key(tenant, plant.id), { projection: { _id: 1 } }),
@@ -105,7 +103,7 @@ export class MongoPlantStore implements PlantStore {
     const stored = await insertNew(this.plants, document);
     // A duplicate gives its place back; after an outage the insert may have happened, so the
     // place is kept (see PlantCounts).
-    if (!stored) await withinDeadline(() => counts.quota.release(tenant)).catch(() => {});
+    if (!stored) await withinDeadline(() => counts.release(tenant)).catch(() => {});
     return stored;
   }
 
@@ -117,10 +115,9 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /**
-   * One find on the (tenant, id) index; with tags, on the (tenant, tag, id) one, which MongoDB
-   * reads as one range per tag merged by id (SORT_MERGE), so a page reads about `limit` entries
-   * whatever else the tenant holds. The hint keeps MongoDB from reusing, for a rare tag, a plan
-   * cached for a common one that walks the (tenant, id) index through the whole tenant.
+   * One find on the (tenant, id) index; with tags on the (tenant, tag, id) one, read as one range a
+   * tag merged by id (SORT_MERGE). The hint keeps MongoDB from reusing, for a rare tag, a plan cached
+   * for a common one that walks the whole tenant.
    */
   async list(
     tenant: string,
@@ -151,14 +148,13 @@ export class MongoPlantStore implements PlantStore {
     const { deletedCount } = await withinDeadline(() => this.plants.deleteOne(key(tenant, id)));
     if (deletedCount !== 1) return false;
     // The plant is gone whatever happens to its count; a count left high is only conservative.
-    await this.counts?.quota.release(tenant).catch(() => {});
+    await this.counts?.release(tenant).catch(() => {});
     return true;
   }
 
   /**
-   * One findOne a tenant, each a seek on the (tenant, id) index to the first tenant above the last:
-   * a page costs `limit` short round trips and no memory beyond it, however many plants a tenant has.
-   * MongoDB compares strings by UTF-8 bytes, which is code-point order.
+   * One findOne a tenant, each a seek on the (tenant, id) index past the last: no memory beyond the
+   * page. MongoDB compares strings by UTF-8 bytes, which is code-point order.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     const found: string[] = [];
@@ -177,10 +173,8 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /**
-   * One find of the batch's ids, places reserved for the new plants at once (with a quota), then
-   * one unordered bulkWrite: the inserts (no pending deliveries: no event) and the overwrites. On
-   * FerretDB, one batch at a time, found by the range of its ids and overwritten FERRETDB_UPDATES
-   * plants a bulkWrite.
+   * One find of the batch's ids, places reserved for the new plants at once, then one unordered
+   * bulkWrite of the inserts (no event) and overwrites. On FerretDB, one batch at a time (below).
    */
   importBatch(
     tenant: string,
@@ -189,7 +183,7 @@ export class MongoPlantStore implements PlantStore {
   ): Promise<ImportOutcome[]> {
     if (!this.ferretdb) return this.importNow(tenant, plants, overwrite);
     // FerretDB reads the whole collection for each find and takes one write at a time: batches
-    // sent together only share its CPU and wait on SQLite's lock, each past the deadline.
+    // sent together would only share its CPU and SQLite's lock, each past the deadline.
     const turn = this.lastImport.then(() => this.importNow(tenant, plants, overwrite));
     this.lastImport = turn.catch(() => {});
     return turn;
@@ -212,7 +206,7 @@ export class MongoPlantStore implements PlantStore {
     const granted =
       counts === undefined || fresh.length === 0
         ? fresh.length
-        : await withinDeadline(() => counts.quota.reserveUpTo(tenant, fresh.length));
+        : await withinDeadline(() => counts.reserveUpTo(tenant, fresh.length));
     for (const index of fresh.slice(granted)) outcomes[index] = 'quota';
     const writes: { index: number; operation: AnyBulkWriteOperation<PlantDocument> }[] = [];
     for (const [index, outcome] of outcomes.entries()) {
@@ -235,7 +229,7 @@ export class MongoPlantStore implements PlantStore {
     if (raced.length === 0) return outcomes;
     // Inserts another writer beat to the id: their places go back and they are looked at again.
     const lost = raced.map((at) => writes[at]!.index);
-    await counts?.quota.release(tenant, lost.length).catch(() => {});
+    await counts?.release(tenant, lost.length).catch(() => {});
     const now = await this.held(
       tenant,
       lost.map((index) => plants[index]!),
@@ -276,10 +270,7 @@ export class MongoPlantStore implements PlantStore {
     );
   }
 
-  /**
-   * Runs the writes unordered (none when empty), each bulkWrite within the deadline; resolves the
-   * indexes of the inserts refused as duplicates.
-   */
+  /** Runs the writes unordered, each bulkWrite within the deadline; resolves the duplicates' indexes. */
   private async bulkWrite(operations: AnyBulkWriteOperation<PlantDocument>[]): Promise<number[]> {
     const raced: number[] = [];
     for (const { start, chunk } of bulkWriteChunks(operations, this.ferretdb)) {
@@ -306,7 +297,7 @@ export class MongoPlantStore implements PlantStore {
   }
 }
 
-// Types are checked at run time too: an object here could carry a query operator.
+// Checked at run time too: an object here could carry a query operator.
 const key = (tenant: string, id: PlantId) => ({ tenant: text(tenant, 'tenants'), id: exact(id) });
 
 function exact(id: PlantId): bigint {
@@ -335,9 +326,8 @@ function toStoredPlant(document: Partial<PlantDocument>): StoredPlant {
 export const FERRETDB_UPDATES = 4;
 
 /**
- * The bulkWrites to send for `operations` (none when empty), each with the index of its first
- * operation: one on MongoDB; on FerretDB as many as it takes for none to carry more than
- * FERRETDB_UPDATES updates (inserts hold nothing, so a chunk ends at an update only).
+ * The bulkWrites for `operations` (none when empty), each with the index of its first: one on
+ * MongoDB; on FerretDB, none with more than FERRETDB_UPDATES updates (inserts hold nothing).
  */
 export function bulkWriteChunks<T extends Document>(
   operations: AnyBulkWriteOperation<T>[],
@@ -355,4 +345,75 @@ export function bulkWriteChunks<T extends Document>(
     start = end;
   }
   return chunks;
+}
+
+/** One tenant's plant count: `_id` is the tenant. */
+export interface CountDocument {
+  _id: string;
+  count: number;
+}
+
+export const COUNT_COLLECTION = 'plant_counts';
+
+/**
+ * Per-tenant plant counts that enforce a quota without transactions (FerretDB has none): a create
+ * reserves a place with one conditional `$inc` (atomic on one document), then inserts, and gives
+ * the place back when nothing was stored. A count may run high (a stop between the two steps, an
+ * outage hiding whether an insert happened): the quota is reached a little early, never late.
+ * Plants stored before counting began are not counted.
+ */
+export class PlantCounts {
+  constructor(
+    private readonly counts: Collection<CountDocument>,
+    readonly max: number,
+  ) {}
+
+  /** Takes a place for one plant; resolves false when the tenant holds `max` already. */
+  async reserve(tenant: string): Promise<boolean> {
+    // Upserting a tenant at its quota inserts a second document with its _id: a duplicate key.
+    // Two first creates of a tenant race to insert its document too, so the loser tries again.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const upsert = this.counts.updateOne(
+        { _id: tenant, count: { $lt: this.max } },
+        { $inc: { count: 1 } },
+        { upsert: true },
+      );
+      if (await upsert.then(() => true, rethrowUnlessDuplicate)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Takes places for up to `wanted` plants (an import's batch): reads the count, then takes what is
+   * left with one conditional `$inc`, again when another writer moved it. Resolves how many.
+   */
+  async reserveUpTo(tenant: string, wanted: number): Promise<number> {
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const held = (await this.counts.findOne({ _id: tenant }))?.count ?? 0;
+      const granted = Math.min(wanted, this.max - held);
+      if (granted <= 0) return 0;
+      const taken = await this.counts
+        .updateOne(
+          { _id: tenant, count: { $lte: this.max - granted } },
+          { $inc: { count: granted } },
+          { upsert: true },
+        )
+        .then((result) => result.matchedCount + result.upsertedCount === 1, rethrowUnlessDuplicate);
+      if (taken) return granted;
+    }
+    return 0;
+  }
+
+  /** Gives places back: a reserved create stored nothing, or a plant was deleted. */
+  async release(tenant: string, places = 1): Promise<void> {
+    await this.counts.updateOne(
+      { _id: tenant, count: { $gte: places } },
+      { $inc: { count: -places } },
+    );
+  }
+}
+
+function rethrowUnlessDuplicate(error: unknown): false {
+  if (isDuplicate(error)) return false;
+  throw error;
 }

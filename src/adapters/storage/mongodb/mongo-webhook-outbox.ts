@@ -6,16 +6,15 @@ import { withinDeadline } from './mongo-errors.js';
 import { bulkWriteChunks, type PendingEntry, type PlantDocument } from './mongo-plant-store.js';
 import type { MongoWebhookSubscriptions } from './mongo-webhook-subscriptions.js';
 
-type Stored = PlantDocument & { _id: ObjectId; lease?: string };
-
 export const DUE_INDEX = 'due_1';
+/** A document without deliveries: no `pending`, no `due`, no lease. */
+const FORGET = { $unset: { pending: '', due: '', lease: '' } } as const;
 
 /**
- * The deliveries kept in the plants' own documents (`pending`, and `due` as their earliest time),
- * so that an event is stored with its plant in one insert, with no multi-document transaction
- * (which FerretDB lacks). A claim moves due documents' time to the lease's end in one update
- * conditioned on their being due, so that of two instances only one claims each. Deleting a
- * plant deletes its pending deliveries with it.
+ * The deliveries kept in the plants' own documents (`pending`, and `due` their earliest time), so
+ * that an event is stored with its plant in one insert, without transactions (FerretDB has none).
+ * A claim moves due documents' time to the lease's end in one update conditioned on their being
+ * due, so that of two instances one claims each. Deleting a plant deletes its deliveries.
  */
 export class MongoWebhookOutbox implements WebhookOutbox {
   /** Claimed delivery key -> whether it was its document's only delivery. */
@@ -53,8 +52,8 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     roomFor: (tenant: string) => number = () => Infinity,
   ): Promise<PendingDelivery[]> {
     const until = new Date(now.getTime() + leaseMs);
-    // Due documents of the tenants with room: a tenant found without room is left out of the next
-    // look, so that however many it has due, the others' are reached.
+    // Due documents of the tenants with room: a tenant without room is left out of the next look,
+    // so that the others' are reached however many it has due.
     const taken = new Map<string, number>();
     const full = new Set<string>();
     const ids: ObjectId[] = [];
@@ -64,9 +63,9 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         due: { $lte: now },
         ...(full.size > 0 && { tenant: { $nin: [...full] }, _id: { $nin: ids } }),
       };
-      const documents = (await withinDeadline(() =>
+      const documents = await withinDeadline(() =>
         this.plants.find(filter, { projection: { tenant: 1 }, limit: want }).toArray(),
-      )) as Stored[];
+      );
       const before = full.size;
       for (const { _id, tenant } of documents) {
         const count = taken.get(tenant) ?? 0;
@@ -80,8 +79,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       if (ids.length >= max || documents.length < want || full.size === before) break;
     }
     if (ids.length === 0) return [];
-    // One update for the batch, conditioned on still being due; the lease token then tells which
-    // documents this claim moved, and not another instance's.
+    // One update, conditioned on still being due; the lease token tells which documents it moved.
     const lease = new ObjectId().toHexString();
     await withinDeadline(() =>
       this.plants.updateMany(
@@ -89,16 +87,14 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         { $set: { due: until, lease } },
       ),
     );
-    const claimed = (await withinDeadline(() =>
+    const claimed = await withinDeadline(() =>
       this.plants
         .find({ _id: { $in: ids }, lease }, { projection: { tenant: 1, pending: 1 } })
         .toArray(),
-    )) as Stored[];
-    // The bounds count deliveries (a document holds one per subscription). A document's claimed
-    // deliveries carry the lease's end as their own time, and the document its earliest time, so
-    // that completing or retrying one of them leaves the others leased, and what this claim left
-    // (beyond a bound, or not due) stays due at its time. A document's only delivery, claimed,
-    // needs no such write: the document's time is its lease.
+    );
+    // The bounds count deliveries (one a subscription). Claimed deliveries carry the lease's end as
+    // their time, the document its earliest, so that what the claim left stays due at its time; a
+    // document's only delivery needs no such write: the document's time is its lease.
     const deliveries: PendingDelivery[] = [];
     const perTenant = new Map<string, number>();
     const leases: AnyBulkWriteOperation<PlantDocument>[] = [];
@@ -111,8 +107,18 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         if (entry.due <= now && deliveries.length < max && count < roomFor(document.tenant)) {
           perTenant.set(document.tenant, count + 1);
           mine.push(key);
-          this.single.set(`${document._id.toHexString()} ${key}`, entries.length === 1);
-          deliveries.push(toDelivery(document, key, entry));
+          const deliveryKey = `${document._id.toHexString()} ${key}`;
+          this.single.set(deliveryKey, entries.length === 1);
+          deliveries.push({
+            key: deliveryKey,
+            tenant: document.tenant,
+            subscriptionId: entry.sub,
+            eventId: entry.event,
+            type: entry.type,
+            body: entry.body,
+            attempts: entry.attempts,
+            createdAt: entry.at,
+          });
         } else earliest = Math.min(earliest, entry.due.getTime());
       }
       if (entries.length === 1 && mine.length === 1) continue;
@@ -124,18 +130,14 @@ export class MongoWebhookOutbox implements WebhookOutbox {
         },
       });
     }
-    // One bulkWrite on MongoDB; a few updates each on FerretDB, whose v1 never completes a command
-    // of 100 updates (FERRETDB_UPDATES), and a claim takes up to the dispatcher's concurrency.
+    // FerretDB v1 never completes a command of 100 updates (FERRETDB_UPDATES).
     for (const { chunk } of bulkWriteChunks(leases, this.ferretdb)) {
       await withinDeadline(() => this.plants.bulkWrite(chunk, { ordered: false }));
     }
     return deliveries;
   }
 
-  /**
-   * Completions are written in batches: a document whose only delivery is done loses `pending`
-   * and `due` in one updateMany for the batch (FerretDB scans for every write, so fewer is faster).
-   */
+  /** In batches: the documents whose only delivery is done in one updateMany (FerretDB scans a write). */
   complete(delivery: PendingDelivery): Promise<void> {
     return new Promise((resolve, reject) => {
       this.completions.push({ delivery, settle: (error) => (error ? reject(error) : resolve()) });
@@ -164,7 +166,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
           withinDeadline(() =>
             this.plants.updateMany(
               { _id: { $in: whole.map(({ delivery }) => split(delivery.key)[0]) } },
-              { $unset: { pending: '', due: '', lease: '' } },
+              FORGET,
             ),
           ),
         ),
@@ -196,14 +198,13 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   }
 
   /**
-   * Sets the document's due time to its earliest entry's, or removes both when none is left.
-   * Entries are only ever removed or moved later, so a stale read here can only make a document
-   * due early (a harmless extra look), never lose one.
+   * Sets the document's due time to its earliest entry's, or removes both when none is left. Entries
+   * only go or move later, so a stale read can only make a document due early, never lose one.
    */
   private async settle(_id: ObjectId): Promise<void> {
-    const document = (await withinDeadline(() =>
+    const document = await withinDeadline(() =>
       this.plants.findOne({ _id }, { projection: { pending: 1 } }),
-    )) as Stored | null;
+    );
     if (document === null) return;
     const entries = Object.values(document.pending ?? {});
     const update =
@@ -214,11 +215,11 @@ export class MongoWebhookOutbox implements WebhookOutbox {
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
-    const documents = (await withinDeadline(() =>
+    const documents = await withinDeadline(() =>
       this.plants
         .find({ tenant, due: { $exists: true } }, { projection: { pending: 1 } })
         .toArray(),
-    )) as Stored[];
+    );
     const held = documents.map(({ _id, pending = {} }) => {
       const entries = Object.values(pending);
       return { _id, count: entries.length, at: Math.min(...entries.map((e) => e.at.getTime())) };
@@ -233,38 +234,19 @@ export class MongoWebhookOutbox implements WebhookOutbox {
       forgotten += count;
     }
     if (dropped.length === 0) return 0;
-    await withinDeadline(() =>
-      this.plants.updateMany(
-        { _id: { $in: dropped } },
-        { $unset: { pending: '', due: '', lease: '' } },
-      ),
-    );
+    await withinDeadline(() => this.plants.updateMany({ _id: { $in: dropped } }, FORGET));
     return forgotten;
   }
 
   async size(tenant?: string): Promise<number> {
-    const filter =
-      tenant === undefined ? { due: { $exists: true } } : { tenant, due: { $exists: true } };
-    const documents = (await withinDeadline(() =>
+    const filter = { ...(tenant !== undefined && { tenant }), due: { $exists: true } };
+    const documents = await withinDeadline(() =>
       this.plants.find(filter, { projection: { pending: 1 } }).toArray(),
-    )) as Stored[];
+    );
     return documents.reduce((sum, document) => sum + Object.keys(document.pending ?? {}).length, 0);
   }
 
   async close(): Promise<void> {}
-}
-
-function toDelivery(document: Stored, key: string, entry: PendingEntry): PendingDelivery {
-  return {
-    key: `${document._id.toHexString()} ${key}`,
-    tenant: document.tenant,
-    subscriptionId: entry.sub,
-    eventId: entry.event,
-    type: entry.type,
-    body: entry.body,
-    attempts: entry.attempts,
-    createdAt: entry.at,
-  };
 }
 
 function split(key: string): [ObjectId, string] {

@@ -17,25 +17,26 @@ import { createMongoClient, databaseName, startupOptions } from './mongo-client.
 import { isOutage } from './mongo-errors.js';
 import {
   COLLECTION,
+  COUNT_COLLECTION,
   INDEX_NAME,
   MongoPlantStore,
+  PlantCounts,
   PROBE_COLLECTION,
   TAG_INDEX,
   TAG_KEYS,
+  type CountDocument,
   type PlantDocument,
   type ProbeDocument,
 } from './mongo-plant-store.js';
-import { COUNT_COLLECTION, PlantCounts, type CountDocument } from './plant-counts.js';
 import { MongoTokenStore, TOKEN_COLLECTION, type TokenDocument } from './mongo-token-store.js';
 import { DUE_INDEX, MongoWebhookOutbox } from './mongo-webhook-outbox.js';
 import { MongoWebhookSubscriptions, WEBHOOK_COLLECTION } from './mongo-webhook-subscriptions.js';
 
 /**
- * Prepares the database (collections and indexes) on a start-up client with deadlines of its own,
- * retrying what may heal (refused, timed out, an index build in progress) up to the start-up bound;
- * then connects the client the stores use, with the requests' bounded waits. Rejects with a
- * StorageOpenError naming MONGODB_URL's hosts: at once when the URL, the credentials or an index
- * cannot work (a store without its unique index could accept duplicates), else after the bound.
+ * Prepares the database (collections, indexes) on a start-up client with the start-up bound's
+ * deadlines, retrying what may heal; then connects the stores' client. Rejects with a
+ * StorageOpenError naming the hosts: at once when the URL, the credentials or an index cannot work
+ * (without its unique index a store could accept duplicates), else after the bound.
  */
 export async function openMongoStorage(
   config: Omit<StorageOptionsOf<'mongodb'>, 'kind'>,
@@ -44,7 +45,6 @@ export async function openMongoStorage(
 ): Promise<OpenedStorage> {
   const timeoutMs = deps.startupTimeoutMs ?? DEFAULT_STARTUP_MS;
   const client = createMongoClient(config.url);
-  // The start-up work's own client: its deadlines are the start-up bound's, not the requests'.
   const startup = createMongoClient(config.url, startupOptions(timeoutMs));
   const stop = (): void => void startup.close().catch(() => {});
   deps.signal?.addEventListener('abort', stop, { once: true });
@@ -84,19 +84,17 @@ export async function openMongoStorage(
   const plants = database.collection<PlantDocument>(COLLECTION);
   const ferretdb = await isFerretDb(client);
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
-  // No counts when the quota is off, nor on FerretDB: its v1 applies updates without atomicity, so
-  // a count there would not hold the quota, and its contended write per create slows every create.
+  // No counts on FerretDB: its v1 updates without atomicity, so a count would not hold the quota.
   const counts =
     max === 0 || ferretdb
       ? undefined
-      : { quota: new PlantCounts(database.collection<CountDocument>(COUNT_COLLECTION), max), max };
+      : new PlantCounts(database.collection<CountDocument>(COUNT_COLLECTION), max);
   const subscriptions = new MongoWebhookSubscriptions(
     undefined,
     database.collection<{ _id: string }>(WEBHOOK_COLLECTION),
     webhookCacheMs,
   );
   return {
-    // The plant store writes new plants' deliveries into their own documents.
     plants: new MongoPlantStore(
       client,
       plants,
@@ -108,17 +106,12 @@ export async function openMongoStorage(
     tokens: new MongoTokenStore(database.collection<TokenDocument>(TOKEN_COLLECTION)),
     webhooks: subscriptions,
     outbox: new MongoWebhookOutbox(plants, ferretdb),
-    // The limits count on this client too, in the collection prepare() indexed.
     limiterStore: { kind: 'mongodb', client, database: name, ferretdb },
     close: () => client.close(),
   };
 }
 
-/**
- * Reports losing and regaining every server of MONGODB_URL (both stores live there) as the driver's
- * monitoring sees them, between requests too; the stores' calls report what the monitor misses
- * (composition: observed stores).
- */
+/** Reports losing and regaining the servers as the driver's monitoring sees it. */
 function watchTopology(client: MongoClient, where: string, outages: OutageReporters): void {
   client.on('topologyDescriptionChanged', ({ newDescription }: TopologyDescriptionChangedEvent) => {
     if (newDescription.hasKnownServers) return reportBoth(outages, where);
@@ -128,13 +121,11 @@ function watchTopology(client: MongoClient, where: string, outages: OutageReport
 }
 
 const DEFAULT_STARTUP_MS = 30_000;
-// An index that takes longer than this once connected is being built, or another build of it is
-// waited for: the log says so.
+// An index taking longer than this once connected is being built: the log says so.
 const INDEX_NOTICE_MS = 2000;
 
-/** One attempt at the start-up work: connect, then the collections and their indexes. */
+/** One attempt at the start-up work: connect (first, so the notice means the index), then indexes. */
 async function prepare(client: MongoClient, name: string, logger?: Logger): Promise<void> {
-  // Connected first, so that the index notice below means the index, not the connection.
   await client.connect();
   const database = client.db(name);
   const notice = setTimeout(() => {
@@ -151,10 +142,8 @@ async function prepare(client: MongoClient, name: string, logger?: Logger): Prom
     // The outbox polls plants by `due`; subscriptions are listed by tenant.
     await database.collection(COLLECTION).createIndex({ due: 1 }, { name: DUE_INDEX });
     await database.collection(WEBHOOK_COLLECTION).createIndex({ tenant: 1 }, { name: 'tenant_1' });
-    // The indexes RateLimiterMongo would make itself (and only log when it cannot): one count per
-    // key, so that concurrent first counts meet on a duplicate (the library retries), and expiry of
-    // ended windows. FerretDB v1 refuses TTL indexes: there the library replaces an ended window's
-    // document in place, so a key keeps one document (docs/storage-mongodb.md).
+    // The indexes RateLimiterMongo would make (only logging when it cannot): one count per key, and
+    // expiry of ended windows, which FerretDB v1 refuses (docs/storage-mongodb.md).
     const limits = database.collection(MONGO_LIMITS_COLLECTION);
     await limits.createIndex({ key: 1 }, { unique: true, name: 'key_1' });
     await limits
@@ -191,7 +180,6 @@ async function ensurePlantIndexes(
   plants: Collection<PlantDocument>,
   logger?: Logger,
 ): Promise<void> {
-  // Idempotent: creating an index that exists with the same keys and options is a no-op.
   await plants.createIndex({ tenant: 1, id: 1 }, { unique: true, name: INDEX_NAME });
   // FerretDB v1 answers ok to createIndex when a non-unique index of that name exists; MongoDB
   // refuses (code 85/86). Checking the result keeps both from accepting duplicates.
@@ -199,10 +187,8 @@ async function ensurePlantIndexes(
   if (!indexes.some((index) => index.unique === true && keysOf(index) === 'tenant:1,id:1'))
     throw NON_UNIQUE;
   if (indexes.some((index) => keysOf(index) === 'tenant:1,tag:1,id:1')) return;
-  // Plants have always held their tag as a field: the tag filter's index is the one thing to add.
-  // The server builds it from the stored plants (an interrupted build is resumed or restarted by
-  // the server, or by this createIndex at the next start) and keeps it in each plant's own write
-  // from then on, writes during the build included.
+  // Plants have always held their tag: the server builds the index from them (an interrupted build
+  // is resumed, or redone at the next start) and keeps it in each plant's write from then on.
   const fields = {
     collection: COLLECTION,
     index: TAG_INDEX,
@@ -214,11 +200,8 @@ async function ensurePlantIndexes(
   if (fields.plants > 0) logger?.info(fields, 'stored plants indexed by tag');
 }
 
-// Server codes of a start-up that may succeed later: an index build of the same index runs.
-const INDEX_BUILD_CODES = new Set([
-  276, // IndexBuildAborted
-  285, // IndexBuildAlreadyInProgress
-]);
+// IndexBuildAborted, IndexBuildAlreadyInProgress: a start-up that may succeed later.
+const INDEX_BUILD_CODES = new Set([276, 285]);
 const AUTHENTICATION_FAILED = 18;
 
 /** A failed attempt: StorageNotReady when waiting may help, else a final StorageOpenError. */

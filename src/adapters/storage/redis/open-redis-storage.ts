@@ -18,10 +18,9 @@ import { RedisWebhookSubscriptions } from './redis-webhook-subscriptions.js';
 import { describeRedisTarget, parseRedisUrl } from './redis-url.js';
 
 /**
- * Connects one client (standalone or cluster) for plants, tokens and limits alike, waiting for a Redis that
- * is not up yet up to the start-up bound (ioredis reconnects by itself meanwhile). Rejects with a
- * StorageOpenError naming the nodes (never the password): at once when Redis refuses the
- * credentials, else when it is not ready within the bound.
+ * Connects one client for plants, tokens and limits alike, waiting up to the start-up bound for a
+ * Redis that is not up yet. Rejects with a StorageOpenError naming the nodes (never the password):
+ * at once when Redis refuses the credentials, else when it is not ready within the bound.
  */
 export async function openRedisStorage(
   config: Omit<StorageOptionsOf<'redis'>, 'kind'>,
@@ -33,8 +32,7 @@ export async function openRedisStorage(
   const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${nodes}`;
   const client = createRedisClient(target);
   watchConnection(client, where, deps.outages);
-  // The client's latest error, across attempts: the last one, cut short by the bound, may see no
-  // error of its own, and must still say why Redis cannot be reached rather than "no answer".
+  // The latest error across attempts: the last, cut short by the bound, may see none of its own.
   let latest: Error | undefined;
   const remember = (error: Error): void => {
     latest = error;
@@ -68,7 +66,6 @@ export async function openRedisStorage(
       tokens: new RedisTokenStore(client, prefix),
       webhooks: new RedisWebhookSubscriptions(client, prefix),
       outbox: new RedisWebhookOutbox(client, prefix),
-      // The limits count on this client too, under the same prefix.
       limiterStore: { kind: 'redis', client, prefix },
       // QUIT, or drop the socket (and stop reconnecting) when Redis is gone already.
       close: () =>
@@ -86,7 +83,7 @@ export async function openRedisStorage(
 }
 
 const DEFAULT_STARTUP_MS = 30_000;
-// How long one wait for "ready" lasts before its reason is logged (once) and it waits again.
+// One wait for "ready", after which its reason is logged (once) and it waits again.
 const ATTEMPT_MS = 1000;
 
 /** Waiting helps when Redis is unreachable or loading; a refused password or an unknown reply is final. */
@@ -104,11 +101,9 @@ function classify(error: Error, where: string): Error {
 }
 
 /**
- * Reports losing and regaining Redis (both stores live there) the moment the connection does,
- * instead of ioredis's unhandled error events. Errors before the first connection are left to
- * the opener, whose rejection says it in one line. Without reporters (a host opening the storage
- * itself) errors are still listened to, so that ioredis does not print each one on the console:
- * the operations they fail reject with storage-unavailable.
+ * Reports losing and regaining Redis the moment the connection does; errors before the first
+ * connection are the opener's to say. Without reporters errors are still listened to, so that
+ * ioredis does not print each one: the operations they fail reject with storage-unavailable.
  */
 function watchConnection(client: RedisClient, where: string, outages?: OutageReporters): void {
   if (outages === undefined) {

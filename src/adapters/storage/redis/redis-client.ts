@@ -4,14 +4,11 @@ import type { RedisTarget } from './redis-url.js';
 
 export type RedisClient = Redis | Cluster;
 
-// Every wait is bounded so that a request fails fast (503) instead of hanging on a lost server:
-// no offline queue (a command issued while disconnected fails at once instead of running later,
-// after its caller was told it failed), no resend of commands lost with a connection, a timeout
-// for a server that accepts but does not answer. Reconnection itself never gives up.
-// Commands issued in one event-loop turn leave as one pipeline (auto-pipelining): one write and
-// one read for many requests, which cuts Redis's CPU per request to a third (list) and a half
-// (create) and the service's own a little (bench/README.md). A pipelined command's own timeout starts only
-// when its pipeline is written, so the stores cap each operation themselves (deadline.ts).
+// Every wait is bounded so that a request fails fast (503) instead of hanging on a lost server: no
+// offline queue (a command would run after its caller was told it failed), no resend, timeouts for
+// a silent server; reconnection never gives up. Auto-pipelining sends one turn's commands as one
+// write (bench/README.md); a pipelined command's timeout starts only when written, so each store
+// operation is capped by redisCall as well.
 const BOUNDED = {
   enableAutoPipelining: true,
   connectTimeout: 1000,
@@ -22,7 +19,6 @@ const BOUNDED = {
   enableOfflineQueue: false,
 } satisfies RedisOptions;
 
-// Reconnect quickly after a restart, then every second at most.
 const reconnectDelay = (attempt: number): number => Math.min(50 * attempt, 1000);
 
 /** Builds the client for the target; it connects in the background and reconnects by itself. */
@@ -53,23 +49,10 @@ export function createRedisClient(target: RedisTarget): RedisClient {
   });
 }
 
-const UNAVAILABLE_NAMES = new Set([
-  'MaxRetriesPerRequestError',
-  'AbortError',
-  'ClusterAllFailedError',
-]);
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
-// ioredis's own messages for a lost, closed or unready connection, and the Redis replies that mean
-// "not now" (loading, failover, cluster resharding or down, a busy script).
+const UNAVAILABLE_NAMES = /^(?:MaxRetriesPerRequestError|AbortError|ClusterAllFailedError)$/;
+const UNAVAILABLE_CODES =
+  /^(?:ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN)$/;
+// ioredis's messages for a lost or unready connection, and Redis's "not now" replies.
 const UNAVAILABLE_MESSAGE =
   /^(?:Command timed out|Connection is closed|Stream isn't writeable|Cluster isn't ready|Cluster is (?:disconnected|disconnecting|ended)|None of startup nodes|Too many Cluster redirections|Socket timeout|connect ETIMEDOUT|Failed to refresh slots cache|Node is disconnected|No master node|LOADING|BUSY |TRYAGAIN|CLUSTERDOWN|MASTERDOWN|READONLY)/;
 
@@ -78,14 +61,13 @@ export function isUnavailableError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const { code } = error as { code?: unknown };
   return (
-    UNAVAILABLE_NAMES.has(error.name) ||
-    (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) ||
+    UNAVAILABLE_NAMES.test(error.name) ||
+    (typeof code === 'string' && UNAVAILABLE_CODES.test(code)) ||
     UNAVAILABLE_MESSAGE.test(error.message)
   );
 }
 
-// Redis replies that mean "up, but taking no writes": out of memory under noeviction (OOM), a
-// failed snapshot with stop-writes-on-bgsave-error (MISCONF), too few replicas (NOREPLICAS).
+// "Up, but taking no writes": OOM under noeviction, MISCONF (a failed snapshot), NOREPLICAS.
 const REFUSAL_MESSAGE = /^(?:OOM|MISCONF|NOREPLICAS) /;
 
 /** Whether an error from ioredis means that Redis refuses writes until an operator acts. */
@@ -94,19 +76,15 @@ export function isRefusalError(error: unknown): boolean {
 }
 
 /**
- * One command under the store deadline: "Redis cannot be reached" becomes storage-unavailable
- * (and, with `refusals`, "Redis takes no writes" storage-refuses-writes). The wait is capped
- * here: a command waiting in an auto-pipeline behind one that hangs is not timed by the client
- * until its own pipeline is written, and a Cluster may retry, redirect and refresh slots first.
+ * One command under the store deadline (a Cluster may also retry, redirect and refresh slots
+ * first): unreachable becomes storage-unavailable, with `refusals` no-writes storage-refuses-writes.
  */
 export const redisCall = <T>(command: Promise<T>, refusals = false): Promise<T> =>
   withinDeadline(command, isUnavailableError, refusals ? isRefusalError : undefined);
 
 /**
- * Resolves once the client is ready. Rejects with the last connection error when it is not ready
- * within `ms` (`earlier`, the one before this wait, when none came during it; else "no answer"),
- * and at once with an error that waiting cannot heal (a refused password, say): ioredis would
- * otherwise reconnect and fail the same way forever.
+ * Resolves once the client is ready. Rejects with the last connection error (else `earlier`, else
+ * "no answer") after `ms`, at once with one that waiting cannot heal (a refused password, say).
  */
 export function untilReady(client: RedisClient, ms: number, earlier?: Error): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
@@ -127,4 +105,15 @@ export function untilReady(client: RedisClient, ms: number, earlier?: Error): Pr
     client.on('error', onError);
     client.once('ready', onReady);
   });
+}
+
+/**
+ * A Lua script as a function of its keys then its arguments, by ioredis's defineCommand (EVALSHA,
+ * EVAL once when Redis lacks it). Per client and name: each store defines its own once.
+ */
+export function script<T>(client: RedisClient, name: string, numberOfKeys: number, lua: string) {
+  client.defineCommand(name, { numberOfKeys, lua });
+  // defineCommand adds the method at run time; TypeScript knows it only by declaration merging.
+  const command = (client as unknown as Record<string, (...args: string[]) => Promise<T>>)[name]!;
+  return (...keysThenArgs: string[]): Promise<T> => command.apply(client, keysThenArgs);
 }

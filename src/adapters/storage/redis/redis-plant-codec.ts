@@ -1,6 +1,6 @@
 import type { PlantId } from '../../../domain/plant-id.js';
 import type { StoredPlant } from '../../../domain/plant.js';
-import { tenantTag } from './redis-webhook-keys.js';
+import type { WebhookEventType } from '../../../domain/webhook.js';
 
 const SIGN_BIT = 2n ** 63n;
 const HEX_ID = /^[0-9a-f]{16}$/;
@@ -9,26 +9,22 @@ const NAME = '{"name":"';
 const TAG = '","tag":"';
 
 /**
- * An id as 16 lowercase hex digits of (id + 2^63): fixed width and sign bit flipped, so byte order
- * is numeric order over the whole int64 range. A sorted-set score is a double and would merge
- * 2^53 and 2^53+1, so ids are ordered by member bytes (BYLEX) and never pass through a number.
+ * An id as 16 lowercase hex digits of (id + 2^63): byte order is numeric order over all of int64.
+ * Ids are ordered by member bytes (BYLEX): a sorted-set score is a double and would merge 2^53 and
+ * 2^53+1.
  */
 export const encodeId = (id: PlantId): string => (id + SIGN_BIT).toString(16).padStart(16, '0');
 
 const HALF = 2 ** 31;
 
 /**
- * The inverse of encodeId. perf: two 32-bit halves through parseInt instead of one BigInt parse of
- * 16 hex digits, and `fields` below slicing what it can, decode a page of 21 members in 19-23
- * against 29-36 µs (tsx, 2 shared cores): about a tenth of a GET on Redis (~87 µs of CPU).
+ * The inverse of encodeId. perf: two parseInt halves instead of one BigInt parse, and `fields`
+ * slicing what it can, save about a tenth of a GET's CPU on Redis.
  */
 export const decodeId = (hex: string): PlantId =>
   (BigInt(parseInt(hex.slice(0, 8), 16) - HALF) << 32n) + BigInt(parseInt(hex.slice(8), 16));
 
-/**
- * A plant as one sorted-set member: `<encoded id>:<JSON {name, tag?}>`. The JSON keeps any
- * Unicode exactly and tells an empty tag from an absent one.
- */
+/** A plant as one sorted-set member, `<encoded id>:<JSON {name, tag?}>` (exact Unicode, tag "" kept). */
 export function encodeMember(plant: StoredPlant): string {
   const fields =
     plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
@@ -37,17 +33,13 @@ export function encodeMember(plant: StoredPlant): string {
 
 const malformed = () => new Error('a plant in Redis is not in the form this store writes');
 
-/** The JSON part of a member, as JSON.parse reads it; the general case of `fields`. */
 function parsedFields(json: string): { name: string; tag: string | undefined } {
   const { name, tag } = (JSON.parse(json) ?? {}) as { name?: unknown; tag?: unknown };
   if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) throw malformed();
   return { name, tag };
 }
 
-/**
- * The name and tag of a member. perf (see decodeId): what encodeMember writes for text without a
- * quote, backslash or control character (JSON.stringify escapes each with a backslash) is sliced.
- */
+/** A member's name and tag: sliced when free of escapes (see decodeId), else parsed. */
 function fields(member: string): { name: string; tag: string | undefined } {
   const start = ID_END + 1 + NAME.length;
   if (member.includes('\\', start) || !member.startsWith(NAME, ID_END + 1)) {
@@ -72,7 +64,7 @@ export function decodeMember(member: string): StoredPlant {
   return tag === undefined ? { id, name } : { id, name, tag };
 }
 
-/** The lexical range holding exactly the members of one id: from `[<id>:` to `(<id>;` (';' follows ':'). */
+/** The lexical range of exactly one id's members: `[<id>:` to `(<id>;` (';' follows ':'). */
 export const idRange = (id: PlantId): [string, string] => {
   const hex = encodeId(id);
   return [`[${hex}:`, `(${hex};`];
@@ -82,22 +74,44 @@ export const idRange = (id: PlantId): [string, string] => {
 export const afterBound = (after: PlantId | undefined): string =>
   after === undefined ? '-' : `(${encodeId(after)};`;
 
-/** The key of a tenant's plants, in the tenant's slot (see tenantTag). */
+/**
+ * The hash tag every key of a tenant starts with, so that its scripts touch one cluster slot; the
+ * tenant in base64url, so that no name ({, }, :, *) can end the tag early or collide.
+ */
+export const tenantTag = (prefix: string, tenant: string): string =>
+  `${prefix}{${Buffer.from(tenant, 'utf8').toString('base64url')}}`;
+
+/** The sorted set of a tenant's plants. */
 export const plantsKey = (prefix: string, tenant: string): string =>
   `${tenantTag(prefix, tenant)}:plants`;
 
-/**
- * The key of a tenant's tag index, in its slot: a sorted set of `<tag as hex of its UTF-8>:<member>`
- * for each tagged plant (the scripts write them, see INDEX_LUA), ordered by tag then id.
- */
+/** A tenant's tag index: sorted set of `<tag as hex of its UTF-8>:<member>`, by tag then id. */
 export const tagsKey = (prefix: string, tenant: string): string =>
   `${tenantTag(prefix, tenant)}:tags`;
 
 /**
- * The lexical range of the index entries of one tag with an id above `after`. Hex digits never
- * include ':' or ';', so no other tag's entries fall in it, the empty tag's (`:...`) included.
+ * The index range of one tag's entries with an id above `after`. Hex digits include neither ':'
+ * nor ';', so no other tag's entries fall in it, the empty tag's (`:...`) included.
  */
 export function tagRange(tag: string, after: PlantId | undefined): [string, string] {
   const hex = Buffer.from(tag, 'utf8').toString('hex');
   return [after === undefined ? `[${hex}:` : `(${hex}:${encodeId(after)};`, `(${hex};`];
 }
+
+/** The keys of a tenant's webhooks, all in the slot of its plants. */
+export const webhookKeys = (prefix: string, tenant: string) => ({
+  /** Hash: subscription id -> subscription JSON. */
+  subscriptions: `${tenantTag(prefix, tenant)}:webhooks`,
+  /** Set: ids of the enabled subscriptions to an event, read by the insert script. */
+  targets: (type: WebhookEventType) => `${tenantTag(prefix, tenant)}:webhooks:${type}`,
+  /** Sorted set: delivery key (`<event id>:<subscription id>`) by due time (ms). */
+  outbox: `${tenantTag(prefix, tenant)}:outbox`,
+  /** Hash: delivery key -> {sub, event, type, body, at, attempts}. */
+  deliveries: `${tenantTag(prefix, tenant)}:outbox:deliveries`,
+});
+
+/** Hash (outside any tenant's slot): subscription id -> tenant. */
+export const webhookIndexKey = (prefix: string): string => `${prefix}webhooks`;
+
+/** Set: every tenant that ever had a subscription; the tenants whose outboxes are polled. */
+export const webhookTenantsKey = (prefix: string): string => `${prefix}webhook-tenants`;

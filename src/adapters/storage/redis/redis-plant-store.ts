@@ -1,4 +1,3 @@
-import type { Result } from 'ioredis';
 import { newEventId } from '../../../application/webhook-ids.js';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { DEFAULT_MAX_PLANTS_PER_TENANT, plantQuotaReached } from '../../../domain/plant-quota.js';
@@ -7,7 +6,7 @@ import { compareTenants } from '../../../domain/tenant.js';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { Logger } from '../../../ports/logger.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { redisCall, type RedisClient } from './redis-client.js';
+import { redisCall, script, type RedisClient } from './redis-client.js';
 import {
   afterBound,
   decodeId,
@@ -18,38 +17,11 @@ import {
   plantsKey,
   tagRange,
   tagsKey,
+  webhookKeys,
 } from './redis-plant-codec.js';
-import { webhookKeys } from './redis-webhook-keys.js';
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /**
-     * KEYS: the tenant's plants, tag index, plant.created targets, outbox, deliveries; ARGV: encoded
-     * id, member, most plants (0: no quota), event id ('' for none), now (ms), body. 1 when stored,
-     * 0 when the id is taken, -1 when the tenant holds its quota.
-     */
-    plantInsert(...keysThenArgs: string[]): Result<number, Context>;
-    /** KEYS: the tenant's plants, tag index; ARGV: the id's range (idRange). 1 when deleted. */
-    plantDelete(...keysThenArgs: string[]): Result<number, Context>;
-    /**
-     * KEYS: the tenant's plants, tag index; ARGV: most plants (0: no quota), '1' to overwrite, then
-     * encoded id and member of each plant. One code per plant: IMPORT_OUTCOMES' index.
-     */
-    plantImport(...keysThenArgs: string[]): Result<number[], Context>;
-    /**
-     * KEYS: the tenant's plants, tag index; ARGV: lower bound (afterBound), most plants. Indexes the
-     * plants from the bound; resolves how many, and the encoded id of the last.
-     */
-    plantIndexTags(...keysThenArgs: string[]): Result<[number, string?], Context>;
-    /** KEYS: the migration's progress; ARGV: the new one. 0 (setting nothing) when it is 'done'. */
-    plantIndexProgress(key: string, progress: string): Result<number, Context>;
-    /** Stores nothing; refused (OOM, MISCONF, READONLY) exactly when writes are (Redis 7). */
-    plantWritable(): Result<number, Context>;
-  }
-}
-
-// What every writing script starts with: `add` and `remove` keep a plant's member (KEYS[1]) and
-// its tag index entry (KEYS[2]) together, in one script, so neither exists without the other.
+// Every writing script starts with this: `add` and `remove` keep a plant's member (KEYS[1]) and its
+// tag index entry (KEYS[2]) together, so neither exists without the other.
 const INDEX_LUA = `
 local function entry(member)
   local tag = cjson.decode(string.sub(member, 18)).tag
@@ -71,10 +43,10 @@ local function held(id)
 end
 `;
 
-// Check and add in one script, so that of racing inserts of one id exactly one stores its plant,
-// and racing inserts of a tenant at its quota cannot pass it (ZCARD is O(1)); the event goes into
-// the outbox of each enabled subscription in the same script (one slot), so a stored plant always
-// has its deliveries. A tenant without subscriptions costs one empty SMEMBERS.
+// KEYS: plants, tag index, plant.created targets, outbox, deliveries; ARGV: encoded id, member, most
+// plants (0: no quota), event id ('' for none), now (ms), body. 1 stored, 0 id taken, -1 quota.
+// One script, so that racing inserts of one id store one plant and cannot pass the quota, and a
+// stored plant always has its deliveries.
 const INSERT_LUA = `${INDEX_LUA}
 if held(ARGV[1]) then return 0 end
 local max = tonumber(ARGV[3])
@@ -95,36 +67,25 @@ if not member then return 0 end
 remove(member)
 return 1`;
 
-// A whole batch in one script (one round trip, one slot: a batch is one tenant's): a member equal
-// to the one held is the same content, since encodeMember writes one form for a plant.
+// ARGV: most plants, '1' to overwrite, then encoded id and member of each plant; one code a plant
+// (IMPORT_OUTCOMES' index). encodeMember writes one form a plant: an equal member is the same plant.
 const IMPORT_LUA = `${INDEX_LUA}
 local max = tonumber(ARGV[1])
 local count = redis.call('ZCARD', KEYS[1])
 local out = {}
 for i = 3, #ARGV, 2 do
-  local member = held(ARGV[i])
-  if member then
-    if member == ARGV[i + 1] then
-      out[#out + 1] = 1
-    elseif ARGV[2] == '1' then
-      remove(member)
-      add(ARGV[i + 1])
-      out[#out + 1] = 2
-    else
-      out[#out + 1] = 3
-    end
-  elseif max > 0 and count >= max then
-    out[#out + 1] = 4
-  else
-    add(ARGV[i + 1])
-    count = count + 1
-    out[#out + 1] = 0
-  end
+  local member, code = held(ARGV[i]), 0
+  if member == ARGV[i + 1] then code = 1
+  elseif member and ARGV[2] == '1' then remove(member); add(ARGV[i + 1]); code = 2
+  elseif member then code = 3
+  elseif max > 0 and count >= max then code = 4
+  else add(ARGV[i + 1]); count = count + 1 end
+  out[#out + 1] = code
 end
 return out`;
 
-// The migration's step: index entries for a run of plants as they are now (ZADD of an entry held
-// already changes nothing), so it can be repeated, resumed, and run by several instances at once.
+// ARGV: lower bound (afterBound), most plants; resolves how many, and the last's encoded id. The
+// migration's step: ZADD of a held entry changes nothing, so steps may repeat and run in parallel.
 const INDEX_TAGS_LUA = `${INDEX_LUA}
 local members = redis.call('ZRANGE', KEYS[1], ARGV[1], '+', 'BYLEX', 'LIMIT', 0, tonumber(ARGV[2]))
 for _, member in ipairs(members) do
@@ -134,18 +95,13 @@ end
 if #members == 0 then return {0} end
 return {#members, string.sub(members[#members], 1, 16)}`;
 
+// KEYS: the migration's progress; 0 (setting nothing) when it is 'done'.
 const PROGRESS_LUA = `
 if redis.call('GET', KEYS[1]) == 'done' then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1`;
 
-const IMPORT_OUTCOMES: readonly ImportOutcome[] = [
-  'stored',
-  'present',
-  'replaced',
-  'conflict',
-  'quota',
-];
+const IMPORT_OUTCOMES = ['stored', 'present', 'replaced', 'conflict', 'quota'] as const;
 
 export interface IndexTagsOptions {
   logger?: Logger | undefined;
@@ -161,8 +117,8 @@ type Walk = { tenants: string[]; next: number; timer?: NodeJS.Timeout };
 const MAX_WALKS = 8;
 const WALK_IDLE_MS = 60_000;
 
-// A script declared with a shebang and no flags may write, so Redis 7 refuses to run it while
-// writes are refused (OOM, MISCONF, READONLY); it writes nothing, so readiness costs no key.
+// With a shebang and no flags a script may write, so Redis 7 refuses it exactly while writes are
+// refused (OOM, MISCONF, READONLY); it writes nothing.
 const WRITABLE_LUA = `#!lua
 return 1`;
 
@@ -173,15 +129,17 @@ const LONE_SURROGATE = /\p{Cs}/u;
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
+/** Every operation of the plant store tells refused writes from an outage (see redisCall). */
+const call = <T>(command: Promise<T>): Promise<T> => redisCall(command, true);
+
 /**
- * Plants in Redis: one sorted set per tenant, all scores 0, each member `<encoded id>:<JSON>` (see
- * redis-plant-codec.ts), and its tag index (tagsKey) in the same slot, which the scripts that
- * write the one write the other with. Each operation is one atomic command or script, one round
- * trip (a list by several tags: one command a tag, pipelined).
+ * Plants in Redis: one sorted set per tenant, all scores 0, members `<encoded id>:<JSON>`, and its
+ * tag index in the same slot (redis-plant-codec.ts). Each operation is one atomic command or script.
  */
 export class RedisPlantStore implements PlantStore {
   /** Walks through the tenants, by the last tenant of the page each served (see tenants). */
   private readonly walks = new Map<string, Walk>();
+  private readonly scripts;
 
   constructor(
     private readonly client: RedisClient,
@@ -189,55 +147,42 @@ export class RedisPlantStore implements PlantStore {
     private readonly maxPlants: number = DEFAULT_MAX_PLANTS_PER_TENANT,
   ) {
     if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
-    client.defineCommand('plantInsert', { lua: INSERT_LUA, numberOfKeys: 5 });
-    client.defineCommand('plantDelete', { lua: DELETE_LUA, numberOfKeys: 2 });
-    client.defineCommand('plantImport', { lua: IMPORT_LUA, numberOfKeys: 2 });
-    client.defineCommand('plantIndexTags', { lua: INDEX_TAGS_LUA, numberOfKeys: 2 });
-    client.defineCommand('plantIndexProgress', { lua: PROGRESS_LUA, numberOfKeys: 1 });
-    client.defineCommand('plantWritable', { lua: WRITABLE_LUA, numberOfKeys: 0 });
+    this.scripts = {
+      insert: script<number>(client, 'plantInsert', 5, INSERT_LUA),
+      delete: script<number>(client, 'plantDelete', 2, DELETE_LUA),
+      import: script<number[]>(client, 'plantImport', 2, IMPORT_LUA),
+      indexTags: script<[number, string?]>(client, 'plantIndexTags', 2, INDEX_TAGS_LUA),
+      progress: script<number>(client, 'plantIndexProgress', 1, PROGRESS_LUA),
+      writable: script<number>(client, 'plantWritable', 0, WRITABLE_LUA),
+    };
   }
 
-  /**
-   * One script: looks the id up in the tenant's set, counts it, adds the member (and its tag entry)
-   * when allowed and records the event.
-   */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const member = encodeMember(plant);
-    const keys = webhookKeys(this.prefix, tenant);
-    const stored = await redisCall(
-      this.client.plantInsert(
-        this.key(tenant),
-        tagsKey(this.prefix, tenant),
-        keys.targets('plant.created'),
-        keys.outbox,
-        keys.deliveries,
+    const { targets, outbox, deliveries } = webhookKeys(this.prefix, tenant);
+    const stored = await call(
+      this.scripts.insert(
+        ...this.keys(tenant),
+        targets('plant.created'),
+        outbox,
+        deliveries,
         encodeId(plant.id),
-        member,
+        encodeMember(plant),
         String(this.maxPlants),
         event === undefined ? '' : newEventId(),
         String(Date.now()),
         event === undefined ? '' : eventBody(event),
       ),
-      true,
     );
     if (stored === -1) throw plantQuotaReached(this.maxPlants);
     return stored === 1;
   }
 
-  /** One ZRANGE BYLEX over exactly the id's member. */
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
-    const [min, max] = idRange(id);
-    const [member] = await redisCall(
-      this.client.zrange(this.key(tenant), min, max, 'BYLEX', 'LIMIT', 0, 1),
-      true,
-    );
+    const [member] = await this.range(this.key(tenant), ...idRange(id), 1);
     return member === undefined ? undefined : decodeMember(member);
   }
 
-  /**
-   * One ZRANGE BYLEX from just above `after`, at most `limit` members: of the tenant's plants, or
-   * of each tag's range of its tag index (commands of one turn share a round trip: auto-pipelining).
-   */
+  /** One ZRANGE BYLEX from just above `after`: of the tenant's plants, or of each tag's range. */
   async list(
     tenant: string,
     after: PlantId | undefined,
@@ -245,22 +190,13 @@ export class RedisPlantStore implements PlantStore {
     tags?: readonly string[],
   ): Promise<StoredPlant[]> {
     if (limit <= 0) return [];
-    const key = this.key(tenant);
+    const [key, index] = this.keys(tenant);
     if (tags === undefined) {
-      const members = await redisCall(
-        this.client.zrange(key, afterBound(after), '+', 'BYLEX', 'LIMIT', 0, limit),
-        true,
-      );
-      return members.map(decodeMember);
+      return (await this.range(key, afterBound(after), '+', limit)).map(decodeMember);
     }
-    const index = tagsKey(this.prefix, tenant);
     const pages = await Promise.all(
       tags.map(async (tag) => {
-        const [min, max] = tagRange(tag, after);
-        const entries = await redisCall(
-          this.client.zrange(index, min, max, 'BYLEX', 'LIMIT', 0, limit),
-          true,
-        );
+        const entries = await this.range(index, ...tagRange(tag, after), limit);
         // An entry is the tag's hex (two digits a UTF-8 byte), a colon, then the plant's member.
         const skip = Buffer.byteLength(tag, 'utf8') * 2 + 1;
         return entries.map((entry) => decodeMember(entry.slice(skip)));
@@ -269,21 +205,18 @@ export class RedisPlantStore implements PlantStore {
     return firstById(pages, limit);
   }
 
-  /** One script: the id's member and its index entry. */
+  private range(key: string, min: string, max: string, limit: number): Promise<string[]> {
+    return call(this.client.zrange(key, min, max, 'BYLEX', 'LIMIT', 0, limit));
+  }
+
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const deleted = this.client.plantDelete(
-      this.key(tenant),
-      tagsKey(this.prefix, tenant),
-      encodeId(id),
-    );
-    return (await redisCall(deleted, true)) === 1;
+    return (await call(this.scripts.delete(...this.keys(tenant), encodeId(id)))) === 1;
   }
 
   /**
-   * One SCAN pass over the prefix's plant keys on every master (Redis orders nothing) reads every
-   * tenant above `after`, sorted; the pages that continue from this one (`after` its last tenant)
-   * are served from that reading, so an export costs one pass however many pages it reads, and
-   * memory holds its tenants' names (about 100 bytes each) until its last page or WALK_IDLE_MS.
+   * One SCAN pass on every master reads every tenant above `after`, sorted (Redis orders nothing);
+   * the pages that continue from this one are served from that reading, kept until its last page
+   * or WALK_IDLE_MS: an export costs one pass.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
@@ -300,7 +233,6 @@ export class RedisPlantStore implements PlantStore {
 
   /** Every tenant above `after` holding plants, in code-point order: one SCAN pass. */
   private async scanTenants(after: string | undefined): Promise<string[]> {
-    // The prefix escaped, so that the pattern matches it alone.
     const match = `${this.prefix.replace(/[*?[\]\\]/g, '\\$&')}{*}:plants`;
     const start = this.prefix.length + 1;
     const found: string[] = [];
@@ -308,11 +240,7 @@ export class RedisPlantStore implements PlantStore {
     for (const node of nodes) {
       let cursor = '0';
       do {
-        // A pass reads the whole prefix: large counts make fewer round trips.
-        const [next, keys] = await redisCall(
-          node.scan(cursor, 'MATCH', match, 'COUNT', 1000),
-          true,
-        );
+        const [next, keys] = await call(node.scan(cursor, 'MATCH', match, 'COUNT', 1000));
         cursor = next;
         for (const key of keys) {
           const encoded = key.slice(start, -'}:plants'.length);
@@ -338,11 +266,9 @@ export class RedisPlantStore implements PlantStore {
   }
 
   /**
-   * Builds the tag index of the plants stored before there was one, once: `<prefix>tag-index`
-   * holds the progress (`<tenant as base64url>:<encoded id>`, the last plant indexed) after each
-   * step, so a restart continues there, and `done` at the end, so later starts cost one GET. Each
-   * step indexes `batch` plants as they are then (INDEX_TAGS_LUA): writes meanwhile index
-   * themselves, and several instances may run it at once (it stops when another has finished).
+   * Builds the tag index of the plants stored before there was one, once: `<prefix>tag-index` holds
+   * the progress (`<tenant as base64url>:<encoded id>` of the last plant indexed), so a restart
+   * continues there, then `done`. Writes meanwhile index themselves; instances may run it at once.
    */
   async indexTags({ logger, signal, batch = 1000 }: IndexTagsOptions = {}): Promise<void> {
     const marker = `${this.prefix}tag-index`;
@@ -366,31 +292,24 @@ export class RedisPlantStore implements PlantStore {
       let bound = i === 0 && from !== undefined ? `(${from};` : '-';
       for (;;) {
         signal?.throwIfAborted();
-        const [count, last] = await redisCall(
-          this.client.plantIndexTags(
-            this.key(tenant),
-            tagsKey(this.prefix, tenant),
-            bound,
-            String(batch),
-          ),
-          true,
+        const [count, last] = await call(
+          this.scripts.indexTags(...this.keys(tenant), bound, String(batch)),
         );
         if (last === undefined) break;
         plants += count;
         bound = `(${last};`;
         const at = `${Buffer.from(tenant).toString('base64url')}:${last}`;
-        if ((await redisCall(this.client.plantIndexProgress(marker, at), true)) === 0) {
+        if ((await call(this.scripts.progress(marker, at))) === 0) {
           say?.info({ plants }, 'the tag index was built by another instance');
           return;
         }
         say?.debug({ tenant, plants }, 'indexing tags');
       }
     }
-    await redisCall(this.client.plantIndexProgress(marker, 'done'), true);
+    await call(this.scripts.progress(marker, 'done'));
     say?.info({ tenants: tenants.length, plants }, 'the tag index is built');
   }
 
-  /** One script for the whole batch (see IMPORT_LUA). */
   async importBatch(
     tenant: string,
     plants: readonly StoredPlant[],
@@ -399,28 +318,27 @@ export class RedisPlantStore implements PlantStore {
     if (plants.length === 0) return [];
     const args = [String(this.maxPlants), overwrite ? '1' : '0'];
     for (const plant of plants) args.push(encodeId(plant.id), encodeMember(plant));
-    const codes = await redisCall(
-      this.client.plantImport(this.key(tenant), tagsKey(this.prefix, tenant), ...args),
-      true,
-    );
+    const codes = await call(this.scripts.import(...this.keys(tenant), ...args));
     return codes.map((code) => IMPORT_OUTCOMES[code]!);
   }
 
-  /**
-   * One script that Redis runs only while it takes writes, under the same deadline as every
-   * operation; a Redis before 7, which knows no script flags, gets a PING instead.
-   */
+  /** A script Redis runs only while it takes writes; a PING for a Redis before 7 (no flags). */
   async ping(): Promise<void> {
     try {
-      await redisCall(this.client.plantWritable(), true);
+      await call(this.scripts.writable());
     } catch (error) {
       if (!(error instanceof Error) || !/compiling script/.test(error.message)) throw error;
-      await redisCall(this.client.ping(), true);
+      await call(this.client.ping());
     }
   }
 
   private key(tenant: string): string {
     if (LONE_SURROGATE.test(tenant)) throw new Error('a tenant name must be well-formed Unicode');
     return plantsKey(this.prefix, tenant);
+  }
+
+  /** The tenant's plants and tag index: KEYS[1] and KEYS[2] of every script. */
+  private keys(tenant: string): [string, string] {
+    return [this.key(tenant), tagsKey(this.prefix, tenant)];
   }
 }

@@ -1,22 +1,12 @@
-import type { Result } from 'ioredis';
 import { isScope } from '../../../domain/caller.js';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import { redisCall, type RedisClient } from './redis-client.js';
+import { redisCall, script, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /** KEYS: the token's hash; ARGV: field, value, ... 1 when stored, 0 when the id is taken. */
-    tokenCreate(key: string, ...fieldsAndValues: string[]): Result<number, Context>;
-    /** KEYS: the token's hash; ARGV: revokedAt (ms). 1 when the token exists (first revoke kept), else 0. */
-    tokenRevoke(key: string, at: string): Result<number, Context>;
-    /** KEYS: the token's hash; ARGV: lastUsedAt (ms). Keeps the latest; does nothing when absent. */
-    tokenMarkUsed(key: string, at: string): Result<number, Context>;
-  }
-}
-
-// Each script touches one key (the token's hash), so each is atomic on a cluster too.
+// Each script touches one key (the token's hash), so each is atomic on a cluster too. ARGV:
+// create: field, value, ... (1 stored, 0 id taken); revoke: revokedAt, the first kept; markUsed:
+// lastUsedAt, the latest kept. Revoke and markUsed answer 0 when there is no such token.
 const CREATE_LUA = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
@@ -32,41 +22,41 @@ if tonumber(ARGV[1]) > last then redis.call('HSET', KEYS[1], 'lastUsedAt', ARGV[
 return 1`;
 
 const ms = (date: Date): string => String(date.getTime());
-const date = (text: string | undefined): Date | undefined =>
-  text === undefined ? undefined : new Date(Number(text));
+const date = (text: string): Date => new Date(Number(text));
 
 function fromHash(id: string, hash: Record<string, string>): ManagedToken | undefined {
   if (hash.digest === undefined) return undefined;
-  const [expiresAt, revokedAt, lastUsedAt] = [hash.expiresAt, hash.revokedAt, hash.lastUsedAt].map(
-    date,
-  );
+  const [expiresAt, revokedAt, lastUsedAt] = [hash.expiresAt, hash.revokedAt, hash.lastUsedAt];
   return {
     id,
     name: hash.name ?? '',
     tenant: hash.tenant ?? '',
     scopes: (JSON.parse(hash.scopes ?? '[]') as unknown[]).filter(isScope),
     digest: hash.digest,
-    createdAt: date(hash.createdAt)!,
-    ...(expiresAt && { expiresAt }),
-    ...(revokedAt && { revokedAt }),
-    ...(lastUsedAt && { lastUsedAt }),
+    createdAt: date(hash.createdAt!),
+    ...(expiresAt && { expiresAt: date(expiresAt) }),
+    ...(revokedAt && { revokedAt: date(revokedAt) }),
+    ...(lastUsedAt && { lastUsedAt: date(lastUsedAt) }),
   };
 }
 
 /**
- * Managed tokens in Redis: one hash per token, `<prefix>token:{<id>}` (the id is the cluster hash
- * tag), and one sorted set `<prefix>tokens` of ids by creation time for `tokens list`. A token is
- * written before it is indexed, so a crash between the two leaves an unlisted token that was
- * never shown to anyone, never a listed one that does not exist.
+ * Managed tokens in Redis: one hash a token, `<prefix>token:{<id>}`, and a sorted set `<prefix>tokens`
+ * of ids by creation time. Written before indexed: a crash between leaves an unlisted token never
+ * shown to anyone, never a listed one that does not exist.
  */
 export class RedisTokenStore implements TokenStore {
+  private readonly scripts;
+
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
   ) {
-    client.defineCommand('tokenCreate', { lua: CREATE_LUA, numberOfKeys: 1 });
-    client.defineCommand('tokenRevoke', { lua: REVOKE_LUA, numberOfKeys: 1 });
-    client.defineCommand('tokenMarkUsed', { lua: MARK_USED_LUA, numberOfKeys: 1 });
+    this.scripts = {
+      create: script<number>(client, 'tokenCreate', 1, CREATE_LUA),
+      revoke: script<number>(client, 'tokenRevoke', 1, REVOKE_LUA),
+      markUsed: script<number>(client, 'tokenMarkUsed', 1, MARK_USED_LUA),
+    };
   }
 
   async create(token: ManagedToken): Promise<boolean> {
@@ -78,7 +68,7 @@ export class RedisTokenStore implements TokenStore {
       ['createdAt', ms(token.createdAt)],
       ...(token.expiresAt ? [['expiresAt', ms(token.expiresAt)]] : []),
     ].flat() as string[];
-    const stored = await redisCall(this.client.tokenCreate(this.key(token.id), ...fields));
+    const stored = await redisCall(this.scripts.create(this.key(token.id), ...fields));
     if (stored !== 1) return false;
     await redisCall(this.client.zadd(`${this.prefix}tokens`, ms(token.createdAt), token.id));
     return true;
@@ -99,7 +89,7 @@ export class RedisTokenStore implements TokenStore {
   }
 
   async revoke(id: string, at: Date): Promise<boolean> {
-    return (await redisCall(this.client.tokenRevoke(this.key(id), ms(at)))) === 1;
+    return (await redisCall(this.scripts.revoke(this.key(id), ms(at)))) === 1;
   }
 
   /** A read, as lookups are: a Redis that refuses writes (MISCONF refuses even PING) still serves tokens. */
@@ -108,7 +98,7 @@ export class RedisTokenStore implements TokenStore {
   }
 
   async markUsed(id: string, at: Date): Promise<void> {
-    await redisCall(this.client.tokenMarkUsed(this.key(id), ms(at)));
+    await redisCall(this.scripts.markUsed(this.key(id), ms(at)));
   }
 
   private key(id: string): string {

@@ -1,34 +1,12 @@
-import type { Result } from 'ioredis';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
-import { toPendingDelivery } from '../webhook-record.js';
-import { redisCall, type RedisClient } from './redis-client.js';
+import { toPendingDelivery, type DeliveryRecord } from '../webhook-record.js';
+import { redisCall, script, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
-import { webhookKeys, webhookTenantsKey } from './redis-webhook-keys.js';
+import { webhookKeys, webhookTenantsKey } from './redis-plant-codec.js';
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /** KEYS: outbox, deliveries; ARGV: now, lease end, max. Flat [key, JSON, ...] of what it claimed. */
-    outboxClaim(
-      outbox: string,
-      deliveries: string,
-      now: string,
-      until: string,
-      max: string,
-    ): Result<string[], Context>;
-    /** KEYS: outbox, deliveries; ARGV: key, due, JSON. 0 when the delivery is gone. */
-    outboxRetry(
-      outbox: string,
-      deliveries: string,
-      key: string,
-      due: string,
-      json: string,
-    ): Result<number, Context>;
-    /** KEYS: outbox, deliveries; ARGV: the keys of the deliveries to forget. */
-    outboxComplete(outbox: string, deliveries: string, ...keys: string[]): Result<number, Context>;
-  }
-}
-
-// A claim moves each due delivery's time to the lease's end: other instances skip it until then.
+// KEYS: outbox, deliveries. Claim, ARGV: now, lease end, max; moves each due delivery's time to the
+// lease's end (others skip it until then) and answers [key, JSON, ...]. Retry, ARGV: key, due,
+// JSON; 0 when the delivery is gone. Complete, ARGV: the keys of the deliveries to forget.
 const CLAIM_LUA = `
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
@@ -50,33 +28,27 @@ return redis.call('ZREM', KEYS[1], unpack(ARGV))`;
 // Completions of one tenant that come within one turn of the event loop go in one call.
 const COMPLETE_BATCH = 256;
 
-type Stored = {
-  sub: string;
-  event: string;
-  type: string;
-  body: string;
-  at: string;
-  attempts: number;
-};
+type Stored = DeliveryRecord & { at: string };
+type Batch = { keys: string[]; settle: ((error?: unknown) => void)[] };
 
 /**
  * The deliveries the insert script recorded: per tenant, a sorted set by due time and a hash of
  * bodies, in the tenant's slot. Every instance polls each tenant that ever had a subscription.
  */
 export class RedisWebhookOutbox implements WebhookOutbox {
-  private readonly completing = new Map<
-    string,
-    { keys: string[]; settle: ((error?: unknown) => void)[] }
-  >();
+  private readonly completing = new Map<string, Batch>();
   private flushing: NodeJS.Immediate | undefined;
+  private readonly scripts;
 
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
   ) {
-    client.defineCommand('outboxClaim', { lua: CLAIM_LUA, numberOfKeys: 2 });
-    client.defineCommand('outboxRetry', { lua: RETRY_LUA, numberOfKeys: 2 });
-    client.defineCommand('outboxComplete', { lua: COMPLETE_LUA, numberOfKeys: 2 });
+    this.scripts = {
+      claim: script<string[]>(client, 'outboxClaim', 2, CLAIM_LUA),
+      retry: script<number>(client, 'outboxRetry', 2, RETRY_LUA),
+      complete: script<number>(client, 'outboxComplete', 2, COMPLETE_LUA),
+    };
   }
 
   private async tenants(): Promise<string[]> {
@@ -94,11 +66,10 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       if (claimed.length >= max) break;
       const room = Math.min(max - claimed.length, roomFor(tenant));
       if (room <= 0) continue;
-      const keys = webhookKeys(this.prefix, tenant);
+      const keys = this.keys(tenant);
       const flat = await redisCall(
-        this.client.outboxClaim(
-          keys.outbox,
-          keys.deliveries,
+        this.scripts.claim(
+          ...keys,
           String(now.getTime()),
           String(now.getTime() + leaseMs),
           String(room),
@@ -109,7 +80,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
         const delivery =
           json === '' ? undefined : toPendingDelivery(tenant, flat[i]!, JSON.parse(json) as Stored);
         if (delivery !== undefined) claimed.push(delivery);
-        else await redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, flat[i]!));
+        else await redisCall(this.scripts.complete(...keys, flat[i]!));
       }
     }
     return claimed;
@@ -118,11 +89,8 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   /** Forgets the delivery; the completions of a tenant within one turn share one round trip. */
   complete(delivery: PendingDelivery): Promise<void> {
     return new Promise((resolve, reject) => {
-      let batch = this.completing.get(delivery.tenant);
-      if (batch === undefined) {
-        batch = { keys: [], settle: [] };
-        this.completing.set(delivery.tenant, batch);
-      }
+      const batch = this.completing.get(delivery.tenant) ?? { keys: [], settle: [] };
+      this.completing.set(delivery.tenant, batch);
       batch.keys.push(delivery.key);
       batch.settle.push((error) => (error === undefined ? resolve() : reject(error)));
       if (batch.keys.length >= COMPLETE_BATCH) this.completeNow(delivery.tenant);
@@ -139,15 +107,13 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     const batch = this.completing.get(tenant);
     if (batch === undefined) return;
     this.completing.delete(tenant);
-    const keys = webhookKeys(this.prefix, tenant);
-    redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch.keys)).then(
+    redisCall(this.scripts.complete(...this.keys(tenant), ...batch.keys)).then(
       () => batch.settle.forEach((settle) => settle()),
       (error: unknown) => batch.settle.forEach((settle) => settle(error ?? new Error('failed'))),
     );
   }
 
   async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
-    const keys = webhookKeys(this.prefix, delivery.tenant);
     const json = JSON.stringify({
       sub: delivery.subscriptionId,
       event: delivery.eventId,
@@ -157,20 +123,14 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       attempts,
     } satisfies Stored);
     await redisCall(
-      this.client.outboxRetry(
-        keys.outbox,
-        keys.deliveries,
-        delivery.key,
-        String(due.getTime()),
-        json,
-      ),
+      this.scripts.retry(...this.keys(delivery.tenant), delivery.key, String(due.getTime()), json),
     );
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
-    const keys = webhookKeys(this.prefix, tenant);
-    if ((await redisCall(this.client.zcard(keys.outbox))) <= keep) return 0;
-    const all = Object.entries(await redisCall(this.client.hgetall(keys.deliveries)));
+    const [outbox, deliveries] = this.keys(tenant);
+    if ((await redisCall(this.client.zcard(outbox))) <= keep) return 0;
+    const all = Object.entries(await redisCall(this.client.hgetall(deliveries)));
     const oldest = all
       .map(([key, json]) => ({ key, at: Number((JSON.parse(json) as Stored).at) }))
       .sort((a, b) => a.at - b.at)
@@ -179,7 +139,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
     // In batches: Lua's unpack takes some thousands of values at most.
     for (let i = 0; i < oldest.length; i += COMPLETE_BATCH) {
       const batch = oldest.slice(i, i + COMPLETE_BATCH);
-      await redisCall(this.client.outboxComplete(keys.outbox, keys.deliveries, ...batch));
+      await redisCall(this.scripts.complete(outbox, deliveries, ...batch));
     }
     return oldest.length;
   }
@@ -187,7 +147,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   async size(tenant?: string): Promise<number> {
     const counts = await Promise.all(
       (tenant === undefined ? await this.tenants() : [tenant]).map((tenant) =>
-        redisCall(this.client.zcard(webhookKeys(this.prefix, tenant).outbox)),
+        redisCall(this.client.zcard(this.keys(tenant)[0])),
       ),
     );
     return counts.reduce((sum, count) => sum + count, 0);
@@ -196,5 +156,11 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   async close(): Promise<void> {
     clearImmediate(this.flushing);
     this.completeAll();
+  }
+
+  /** The tenant's outbox and deliveries: the KEYS of every script. */
+  private keys(tenant: string): [string, string] {
+    const { outbox, deliveries } = webhookKeys(this.prefix, tenant);
+    return [outbox, deliveries];
   }
 }

@@ -1,4 +1,3 @@
-import type { Result } from 'ioredis';
 import {
   wants,
   type SubscriptionPatch,
@@ -6,28 +5,16 @@ import {
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
 import { byCreation, fromRecord, patchEntries, toRecord } from '../webhook-record.js';
-import { redisCall, type RedisClient } from './redis-client.js';
+import { redisCall, script, type RedisClient } from './redis-client.js';
 import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
-import { webhookIndexKey, webhookKeys, webhookTenantsKey } from './redis-webhook-keys.js';
+import { webhookIndexKey, webhookKeys, webhookTenantsKey } from './redis-plant-codec.js';
 
 const parse = (json: string): WebhookSubscription =>
   fromRecord(JSON.parse(json) as Record<string, unknown>);
 
-declare module 'ioredis' {
-  interface RedisCommander<Context> {
-    /**
-     * KEYS: the tenant's subscriptions, its plant.created targets; ARGV: id, JSON, '1' when it wants
-     * plant.created now. 1 when written, 0 when the id is taken.
-     */
-    webhookAdd(...keysThenArgs: string[]): Result<number, Context>;
-    /** KEYS: subscriptions, plant.created targets; ARGV: id, patch JSON. The merged JSON, or nil when gone. */
-    webhookPatch(...keysThenArgs: string[]): Result<string | null, Context>;
-    /** KEYS: the tenant's subscriptions, its plant.created targets; ARGV: id. 1 when removed. */
-    webhookRemove(...keysThenArgs: string[]): Result<number, Context>;
-  }
-}
-
-// The subscription and its place among the insert script's targets change together (one slot).
+// KEYS: the tenant's subscriptions, its plant.created targets; ARGV: id, then (add) JSON and '1'
+// when it wants plant.created, (patch) patch JSON. The subscription and its place among the insert
+// script's targets change together. Add: 1 written, 0 id taken; patch: merged JSON, nil when gone.
 const ADD_LUA = `
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -57,19 +44,22 @@ redis.call('SREM', KEYS[2], ARGV[1])
 return redis.call('HDEL', KEYS[1], ARGV[1])`;
 
 /**
- * Webhook subscriptions in Redis: each tenant's in a hash in its plants' slot, with the set of
- * enabled plant.created subscriptions that the insert script reads; one index hash (id -> tenant)
- * finds a subscription by id and tells the dispatcher which tenants to poll.
+ * Webhook subscriptions in Redis: each tenant's in a hash in its plants' slot, with the set of its
+ * enabled plant.created ones the insert script reads; an index hash (id -> tenant) finds them by id.
  */
 export class RedisWebhookSubscriptions implements WebhookSubscriptions {
+  private readonly scripts;
+
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string = DEFAULT_REDIS_PREFIX,
     private readonly owned = false,
   ) {
-    client.defineCommand('webhookAdd', { lua: ADD_LUA, numberOfKeys: 2 });
-    client.defineCommand('webhookPatch', { lua: PATCH_LUA, numberOfKeys: 2 });
-    client.defineCommand('webhookRemove', { lua: REMOVE_LUA, numberOfKeys: 2 });
+    this.scripts = {
+      add: script<number>(client, 'webhookAdd', 2, ADD_LUA),
+      patch: script<string | null>(client, 'webhookPatch', 2, PATCH_LUA),
+      remove: script<number>(client, 'webhookRemove', 2, REMOVE_LUA),
+    };
   }
 
   async add(subscription: WebhookSubscription): Promise<boolean> {
@@ -80,7 +70,7 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
     await redisCall(this.client.sadd(webhookTenantsKey(this.prefix), tenant));
     const keys = webhookKeys(this.prefix, tenant);
     const written = await redisCall(
-      this.client.webhookAdd(
+      this.scripts.add(
         keys.subscriptions,
         keys.targets('plant.created'),
         id,
@@ -122,7 +112,7 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
       patchEntries(patch).map(([field, value]) => [field, value ?? null]),
     );
     const json = await redisCall(
-      this.client.webhookPatch(
+      this.scripts.patch(
         keys.subscriptions,
         keys.targets('plant.created'),
         id,
@@ -138,18 +128,13 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
     if (tenant === null) return false;
     const keys = webhookKeys(this.prefix, tenant);
     const removed = await redisCall(
-      this.client.webhookRemove(keys.subscriptions, keys.targets('plant.created'), id),
+      this.scripts.remove(keys.subscriptions, keys.targets('plant.created'), id),
     );
     await redisCall(this.client.hdel(index, id));
     return removed === 1;
   }
 
   async close(): Promise<void> {
-    if (!this.owned) return;
-    try {
-      await redisCall(this.client.quit());
-    } catch {
-      this.client.disconnect();
-    }
+    if (this.owned) await redisCall(this.client.quit()).catch(() => this.client.disconnect());
   }
 }
