@@ -112,40 +112,6 @@ export function requestObserver({
     }
   };
 
-  const traced = async (
-    ctx: Context,
-    next: () => Promise<unknown>,
-    state: RequestState,
-    started: number,
-    tracer: Tracer,
-  ) => {
-    const parent = propagation.extract(ROOT_CONTEXT, ctx.req.headers);
-    const span = tracer.startSpan(
-      ctx.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
-      },
-      parent,
-    );
-    const done = (): void => {
-      const route = (ctx as { routerPath?: string }).routerPath;
-      if (route !== undefined) {
-        span.updateName(`${ctx.method} ${route}`);
-        span.setAttribute('http.route', route);
-      }
-      span.setAttribute('http.response.status_code', ctx.status);
-      if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-      finish(ctx, state, started);
-    };
-    try {
-      await context.with(trace.setSpan(parent, span), next);
-    } finally {
-      done();
-    }
-  };
-
   return async (ctx, next) => {
     const started = performance.now();
     const incoming = ctx.req.headers['x-request-id'];
@@ -156,10 +122,28 @@ export function requestObserver({
     (ctx.state as Record<symbol, RequestState>)[REQUEST_STATE] = state;
     ctx.set('X-Request-Id', requestId);
     counts.inFlight++;
-    if (tracer !== undefined) return traced(ctx, next, state, started, tracer);
+    const parent = tracer && propagation.extract(ROOT_CONTEXT, ctx.req.headers);
+    const span = tracer?.startSpan(
+      ctx.method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
+      },
+      parent,
+    );
     try {
-      await next();
+      await (span ? context.with(trace.setSpan(parent!, span), next) : next());
     } finally {
+      if (span) {
+        const route = (ctx as { routerPath?: string }).routerPath;
+        if (route !== undefined) {
+          span.updateName(`${ctx.method} ${route}`);
+          span.setAttribute('http.route', route);
+        }
+        span.setAttribute('http.response.status_code', ctx.status);
+        if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
       finish(ctx, state, started);
     }
   };

@@ -25,29 +25,24 @@ const SOURCES = {
 } as const;
 type AssetName = keyof typeof SOURCES;
 
-/** One file of the page, from memory; `hash` is its ETag and the version in its URL. */
+/** One file of the page, read the first time it is asked for (pinned packages' files do not change). */
 interface Asset {
   readonly type: string;
   readonly body: Buffer;
   /** Built on the first request that accepts gzip. */
   readonly gzip: () => Buffer;
+  /** Its ETag and the version in its URL. */
   readonly hash: string;
 }
 const loaded = new Map<AssetName, Asset>();
 
-/** The asset, read from disk the first time it is asked for (files of pinned packages do not change). */
 function docsAsset(name: AssetName): Asset {
   let asset = loaded.get(name);
   if (asset === undefined) {
-    const { type, read } = SOURCES[name];
-    const body = read();
+    const body = SOURCES[name].read();
     let gzip: Buffer | undefined;
-    asset = {
-      type,
-      body,
-      gzip: () => (gzip ??= gzipSync(body)),
-      hash: createHash('sha256').update(body).digest('base64url').slice(0, 16),
-    };
+    const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+    asset = { type: SOURCES[name].type, body, gzip: () => (gzip ??= gzipSync(body)), hash };
     loaded.set(name, asset);
   }
   return asset;

@@ -140,16 +140,12 @@ const operationalPaths = {
         '200': jsonResponse('Both stores serve.', statusBody('ready'), {
           ready: { value: { status: 'ready' } },
         }),
-        '503': {
-          description: `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
-          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/NotReady' },
-              examples: notReadyExamples,
-            },
-          },
-        },
+        '503': jsonResponse(
+          `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
+          { $ref: '#/components/schemas/NotReady' },
+          notReadyExamples,
+          { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+        ),
       },
     },
   },
