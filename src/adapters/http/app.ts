@@ -24,20 +24,14 @@ export type HttpApp = Koa;
 export interface HttpAppOptions {
   plants: PlantUseCases;
   tokenVerifier: TokenVerifier;
-  /**
-   * What GET /readyz asks, each by the name its body's `failing` gives it: the container's are the
-   * plant store's and the token store's (`plants`, `tokens`).
-   */
+  /** What GET /readyz asks, by the name its `failing` gives each (the container's: `plants`, `tokens`). */
   readiness: readonly ReadinessCheck[];
   logger: Logger;
   /** Requests a second per tenant; 0 or absent turns limiting off. */
   rateLimit?: number;
   /** Failed authentications a second per client address; 0 or absent turns the budget off. */
   authFailureLimit?: number;
-  /**
-   * Where both limits count: the storage's connection shares them with every process on it;
-   * absent, in this process.
-   */
+  /** Where both limits count (the storage's, shared with every process on it); absent: this process. */
   limiterStore?: LimiterStore | Promise<LimiterStore> | undefined;
   /** Serves the interactive API reference at /docs (default true); false answers 404 there. */
   docs?: boolean;
@@ -49,10 +43,7 @@ export interface HttpAppOptions {
   tracer?: Tracer | undefined;
   /** Where the requests in flight are counted (the host reads it at shutdown). */
   counts?: RequestCounts;
-  /**
-   * A host's own id of the request (e.g. from its context), used in X-Request-Id and every log
-   * line of the request; undefined (or absent) takes a well-formed X-Request-Id or a fresh UUID.
-   */
+  /** A host's own id of the request, for X-Request-Id and its log lines; undefined: X-Request-Id or a UUID. */
   requestId?: ((ctx: Koa.Context) => string | undefined) | undefined;
   /** Whose X-Forwarded-For names the client for the per-address rules; absent: nobody's. */
   trustProxy?: TrustProxy | undefined;
@@ -65,12 +56,11 @@ function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): Limi
   return {
     fallback(limit, first) {
       metrics?.limiterFallbacks.inc({ limit });
-      if (first) {
+      if (first)
         logger.warn(
           { limit },
           'the limiter store does not answer; limiting in this process meanwhile',
         );
-      }
     },
     recovered(limit) {
       logger.info({ limit }, 'the limiter store answers again; limits are shared again');
@@ -106,7 +96,7 @@ export function createHttpApp({
         ? new AuthFailureBudget(limiter('auth_failures', authFailureLimit))
         : undefined,
   };
-  const routers = [plantRoutes({ plants, tokenVerifier, limits }), openRoutes(readiness)];
+  const routers = [plantRoutes(plants, tokenVerifier, limits), openRoutes(readiness)];
   if (docs) routers.push(docsRoutes());
   if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
 

@@ -38,16 +38,18 @@ export class AuthFailureBudget {
 
   /** Throws the contract's 429 when this process knows the address used up its failures. */
   check(address: string | undefined): void {
-    const ms = this.limiter.refusedFor(clientKey(address));
-    if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+    refuseFor(this.limiter.refusedFor(clientKey(address)));
   }
 
   /** Counts one failed authentication; rejects with the contract's 429 when it was one too many. */
   async charge(address: string | undefined): Promise<void> {
-    const ms = await this.limiter.consume(clientKey(address));
-    if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+    refuseFor(await this.limiter.consume(clientKey(address)));
   }
 }
+
+const refuseFor = (ms: number): void => {
+  if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+};
 
 // RFC 6750 b64token (RFC 7235 token68).
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;

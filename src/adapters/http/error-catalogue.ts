@@ -1,10 +1,7 @@
 import type { PlantError, PlantErrorCode } from '../../domain/errors.js';
 import { HttpProblem } from './http-problem.js';
 
-/**
- * The largest request body accepted, in bytes after decoding any Content-Encoding; larger is the
- * contract's 413 (`body-too-large` below), which the body reader enforces.
- */
+/** The largest request body, in bytes after decoding any Content-Encoding; larger is 413 (`body-too-large`). */
 export const BODY_LIMIT_BYTES = 65536;
 
 /** The operations behind a token. */
@@ -17,10 +14,7 @@ const REALM = 'Bearer realm="plant-store"';
 const RETRY_AFTER_SECONDS = '1';
 const REFUSED_WRITES_RETRY_SECONDS = '30';
 
-/**
- * One refusal the service can answer. `D` is what the thrower supplies (a message, a path, ...);
- * a refusal with a fixed message takes nothing.
- */
+/** One refusal the service can answer; `D` is what the thrower supplies (none for a fixed message). */
 interface CatalogueEntry<D> {
   readonly status: number;
   /** Stable; its first three digits are the status. */
@@ -41,10 +35,7 @@ interface CatalogueEntry<D> {
   readonly on: readonly OperationId[];
 }
 
-/**
- * A row; without `example`, the message without details is the example (a fixed message), and
- * without `on`, no operation answers it (a refusal before routing).
- */
+/** A row; by default its example is the message without details, and no operation answers it. */
 const entry = <D = undefined>({
   example,
   on = [],
@@ -71,11 +62,10 @@ const always = (name: 'Allow' | 'Retry-After', value: string) => ({
 const retryAfterOne = always('Retry-After', RETRY_AFTER_SECONDS);
 
 /**
- * Every error the service answers, by name. To add one: a row here (status, code, when, message,
- * header, operations), the same row in docs/errors.md, and `problem('<name>', ...)` where it is
- * raised (a new PlantErrorCode needs no call: its row, named as the code and taking the error as its
- * detail, is what DOMAIN_ROWS below demands to compile), and its name in the client's ERROR_CODES (packages/client/src/errors.ts). The OpenAPI document
- * picks it up; tests check that the docs, the document and the client list it.
+ * Every error the service answers, by name. To add one: a row here, the same row in docs/errors.md,
+ * `problem('<name>', ...)` where it is raised (a PlantErrorCode's row, named as the code, is what
+ * DOMAIN_ROWS below demands), and its name in packages/client/src/errors.ts (ERROR_CODES). The
+ * OpenAPI document picks it up; tests check that the docs, the document and the client list it.
  */
 export const ERROR_CATALOGUE = {
   'not-http': entry({
@@ -352,10 +342,7 @@ export function problem<N extends ErrorName>(
   return refusal(ERROR_CATALOGUE[name] as CatalogueEntry<DetailOf<N>>, detail as DetailOf<N>);
 }
 
-/**
- * Every domain code's row, each taking the PlantError as its detail: a PlantErrorCode without a
- * catalogue row of its name (or with a row that cannot take the error) does not compile.
- */
+/** Every domain code's row, taking the PlantError: a PlantErrorCode without one does not compile. */
 const DOMAIN_ROWS: { readonly [C in PlantErrorCode]: CatalogueEntry<DomainDetail> } =
   ERROR_CATALOGUE;
 

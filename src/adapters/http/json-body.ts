@@ -6,8 +6,6 @@ import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
 import { readEncodedBody } from './encoded-body.js';
 import { requestState } from './request-state.js';
 
-export { exactInteger } from '../exact-json.js';
-
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** Parses a JSON object exactly (integers as bigint), or throws the contract's invalid-body (40001). */
@@ -50,16 +48,9 @@ export const readBody: Middleware = async (ctx, next) => {
   const req = ctx.req;
   // Content codings are case-insensitive (RFC 9110, 8.4.1).
   const coding = req.headers['content-encoding']?.trim().toLowerCase();
-  let body: Promise<Buffer>;
-  if (coding !== undefined && coding !== 'identity') {
-    body = readEncodedBody(req, coding);
-  } else {
-    body = getRawBody(req, {
-      limit: BODY_LIMIT_BYTES,
-      length: req.headers['content-length'] ?? null,
-    });
-  }
-  requestState(ctx).body = await body;
+  requestState(ctx).body = await (coding !== undefined && coding !== 'identity'
+    ? readEncodedBody(req, coding)
+    : getRawBody(req, { limit: BODY_LIMIT_BYTES, length: req.headers['content-length'] ?? null }));
   await next();
 };
 
