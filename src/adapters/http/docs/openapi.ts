@@ -11,6 +11,21 @@ import {
 } from '../error-catalogue.js';
 import { nextLink } from '../pagination.js';
 
+/** A response whose body is JSON of `schema`, shown by `examples`. */
+function jsonResponse<E extends object>(
+  description: string,
+  schema: object,
+  examples: E,
+  headers?: Record<string, object>,
+) {
+  return {
+    description,
+    ...(headers && { headers }),
+    content: { 'application/json': { schema, examples } },
+  };
+}
+const errorSchema = { $ref: '#/components/schemas/Error' };
+
 // Examples of the OpenAPI document. Ids are bigints so that the served JSON (lossless-json) carries
 // 9007199254740993 digit for digit: above 2^53, where a double would round it to ...992.
 
@@ -24,32 +39,19 @@ const createdPlantExample = {
   },
 };
 
-type ErrorMedia = { schema: object; examples: Record<number, object> };
-
 /** Each error status `operation` can answer, described by the catalogue's rows for it. */
 function errorResponses(operation: OperationId): Record<string, object> {
-  const responses: Record<
-    string,
-    { description: string; headers: object; content: { 'application/json': ErrorMedia } }
-  > = {};
-  for (const row of ERROR_ROWS.filter((r) => r.on.includes(operation))) {
-    const response = (responses[row.status] ??= {
-      description: '',
-      headers: {},
-      content: {
-        'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: {} },
-      },
-    });
-    response.description += `${response.description && ' '}${row.code}: ${row.when}.`;
+  const responses: Record<string, ReturnType<typeof jsonResponse<Record<number, object>>>> = {};
+  for (const { status, code, when, example, header, on } of ERROR_ROWS) {
+    if (!on.includes(operation)) continue;
+    const response = (responses[status] ??= jsonResponse('', errorSchema, {}, {}));
+    response.description += `${response.description && ' '}${code}: ${when}.`;
     // One example body per code, so that a reader sees every Error the operation can answer.
-    response.content['application/json'].examples[row.code] = {
-      summary: String(row.code),
-      value: { error: row.code, message: row.example },
+    response.content['application/json'].examples[code] = {
+      summary: String(code),
+      value: { error: code, message: example },
     };
-    if (row.header) {
-      const { name } = row.header;
-      response.headers = { ...response.headers, [name]: { $ref: `#/components/headers/${name}` } };
-    }
+    if (header) response.headers![header.name] = { $ref: `#/components/headers/${header.name}` };
   }
   return responses;
 }
@@ -74,17 +76,6 @@ const textRule =
 const noControl =
   '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
 
-/** A response whose body is JSON of `schema`, shown by `examples`. */
-const jsonResponse = (
-  description: string,
-  schema: object,
-  examples: object,
-  headers?: Record<string, object>,
-) => ({
-  description,
-  ...(headers && { headers }),
-  content: { 'application/json': { schema, examples } },
-});
 const plantSchema = { $ref: '#/components/schemas/Plant' };
 
 /** The 503 bodies of /readyz: the catalogue's code and message, a summary, the failing stores. */
