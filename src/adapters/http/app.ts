@@ -1,4 +1,3 @@
-import type { Tracer } from '@opentelemetry/api';
 import Koa from 'koa';
 import type { Logger } from '../../ports/logger.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
@@ -15,18 +14,18 @@ import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { metricsRoutes } from './operations/metrics-route.js';
 import { openRoutes } from './operations/open-routes.js';
 import type { ReadinessCheck } from './operations/readiness.js';
-import { requestObserver, type RequestCounts } from './request-observer.js';
+import { requestObserver, type ObserverOptions } from './request-observer.js';
 import { trustProxy, type TrustProxy } from './trusted-proxy.js';
 
 /** The Koa application; callers need only its `callback()`. */
 export type HttpApp = Koa;
 
-export interface HttpAppOptions {
+/** The request observer's options (logger, accessLog, metrics, tracer, counts, requestId), and: */
+export interface HttpAppOptions extends ObserverOptions {
   plants: PlantUseCases;
   tokenVerifier: TokenVerifier;
   /** What GET /readyz asks, by the name its `failing` gives each (the container's: `plants`, `tokens`). */
   readiness: readonly ReadinessCheck[];
-  logger: Logger;
   /** Requests a second per tenant; 0 or absent turns limiting off. */
   rateLimit?: number;
   /** Failed authentications a second per client address; 0 or absent turns the budget off. */
@@ -35,16 +34,6 @@ export interface HttpAppOptions {
   limiterStore?: LimiterStore | Promise<LimiterStore> | undefined;
   /** Serves the interactive API reference at /docs (default true); false answers 404 there. */
   docs?: boolean;
-  /** One `info` line per request (default true). */
-  accessLog?: boolean;
-  /** Serves GET /metrics (scope metrics:read) and records requests in them; absent: no /metrics. */
-  metrics?: ServiceMetrics | undefined;
-  /** Server spans per request; absent: none. */
-  tracer?: Tracer | undefined;
-  /** Where the requests in flight are counted (the host reads it at shutdown). */
-  counts?: RequestCounts;
-  /** A host's own id of the request, for X-Request-Id and its log lines; undefined: X-Request-Id or a UUID. */
-  requestId?: ((ctx: Koa.Context) => string | undefined) | undefined;
   /** Whose X-Forwarded-For names the client for the per-address rules; absent: nobody's. */
   trustProxy?: TrustProxy | undefined;
   /** The origins whose pages may call the service from a browser (`*`: any); absent: no CORS. */

@@ -49,22 +49,22 @@ export interface ObserverOptions {
   logger: Logger;
   /** One `info` line per request (default true); the logger's level still governs. */
   accessLog?: boolean;
+  /** Serves GET /metrics (scope metrics:read) and records requests in them; absent: no /metrics. */
   metrics?: ServiceMetrics | undefined;
   /** A server span per request, child of an incoming W3C traceparent; absent: no span at all. */
   tracer?: Tracer | undefined;
+  /** Where the requests in flight are counted (the host reads it at shutdown). */
   counts?: RequestCounts | undefined;
-  /** The host's id of this request, when it has one; else a well-formed X-Request-Id, or a UUID. */
+  /** A host's own id of the request, for X-Request-Id and its log lines; undefined: X-Request-Id or a UUID. */
   requestId?: ((ctx: Context) => string | undefined) | undefined;
 }
 
 /**
- * The app's first middleware (after only the trusted-proxy rewrite of `ctx.ip`, so its line names
- * the client; a host's middleware runs around it when the app is mounted): gives each request its id (echoed in `X-Request-Id`), counts it
- * in flight, and once the app has answered (after `await next()`, reading only Koa's context)
- * writes its access log line through the logger, its duration to the metrics, and ends its
- * server span; when its body was not read in full, it asks Node to close the connection. The
- * route is @koa/router's template (`/plants/:id`), never the path, so that neither the log's
- * `route` nor a label carries an id.
+ * The app's first middleware (after only the trusted-proxy rewrite of `ctx.ip`; a host's runs
+ * around it): gives each request its id (echoed in `X-Request-Id`), counts it in flight, and once
+ * the app has answered writes its access log line, its duration to the metrics, and ends its span;
+ * a body not read in full asks Node to close the connection. The route is @koa/router's template
+ * (`/plants/:id`), never the path, so that neither the log nor a label carries an id.
  */
 export function requestObserver({
   logger,
