@@ -93,33 +93,23 @@ export function authorize(
   scope: Scope,
   { admit, failures }: AuthLimits = {},
 ): Middleware {
-  // Malformed or missing credentials (400 40005, 401 40101) count against the address; a store
-  // outage is not the client's. The failure that uses up the budget is answered 429 42902.
-  const charged = async (address: string | undefined, error: unknown): Promise<never> => {
-    if (failures !== undefined && error instanceof HttpProblem && error.status < 500) {
-      await failures.charge(address);
-    }
-    throw error;
-  };
   return async (ctx, next) => {
     // The peer's address, or the client's behind a trusted proxy (trusted-proxy.ts).
     const address = ctx.ip;
     failures?.check(address);
-    let token: string;
+    let caller: Caller | undefined;
     try {
-      token = bearerToken(ctx);
+      const token = bearerToken(ctx);
+      caller = tokenVerifier.verifyNow?.(token) ?? (await tokenVerifier.verify(token));
+      if (caller === undefined) throw problem('invalid-token');
     } catch (error) {
-      return charged(address, error);
-    }
-    let caller = tokenVerifier.verifyNow?.(token);
-    if (caller === undefined) {
-      try {
-        caller = await tokenVerifier.verify(token);
-      } catch (error) {
-        return charged(address, error);
+      // Malformed, missing or invalid credentials count against the address; a store outage is
+      // not the client's. The failure that uses up the budget is answered 429 42902.
+      if (failures !== undefined && error instanceof HttpProblem && error.status < 500) {
+        await failures.charge(address);
       }
+      throw error;
     }
-    if (caller === undefined) return charged(address, problem('invalid-token'));
     // The tenant's limit first: a tenant over it is refused 429 whatever its scope.
     await admit?.(caller, caller.scopes.includes(scope));
     requireScope(caller, scope);
