@@ -12,10 +12,8 @@ import { requestState } from './request-state.js';
 export type Admit = (caller: Caller, spend: boolean) => Promise<void>;
 
 /**
- * The tenant's requests a second, counted by `limiter` (shared through the store when it lends
- * one). Returns a check that rejects with the contract's 429 when the tenant has none left, and
- * that uses up the budget only when asked to: a request refused for its scope costs the tenant
- * nothing.
+ * The tenant's requests a second, counted by `limiter`: a check that rejects with the contract's
+ * 429 when none are left, spending only when asked (a request refused for its scope costs nothing).
  */
 export function tenantRateLimit(limiter: KeyedLimiter): Admit {
   const perSecond = limiter.points;
@@ -27,11 +25,9 @@ export function tenantRateLimit(limiter: KeyedLimiter): Admit {
 }
 
 /**
- * Authentication failures (400 40005, 401) per client address, counted by `limiter` (shared
- * through the store when it lends one). Valid requests cost nothing, not even a round trip: only
- * a failure is counted, and an address that used up its budget is refused by this process alone
- * (429 42902, before its token is looked at) for the rest of the window, so that a flood of
- * made-up tokens costs neither store lookups nor signature checks.
+ * Authentication failures (400 40005, 401) per client address, counted by `limiter`. Only failures
+ * cost a round trip; an address that used up its budget is refused by this process alone (429
+ * 42902, before its token is looked at), so a flood of made-up tokens costs no lookups or checks.
  */
 export class AuthFailureBudget {
   constructor(private readonly limiter: KeyedLimiter) {}
@@ -74,19 +70,15 @@ function bearerToken(ctx: Context): string {
   return token;
 }
 
-/** What bounds callers besides their tokens; both are optional. */
+/** What bounds callers besides their tokens: the tenant's requests, the address's failures. */
 export interface AuthLimits {
-  /** The tenant's request budget. */
   admit?: Admit | undefined;
-  /** Failed authentications per client address. */
   failures?: AuthFailureBudget | undefined;
 }
 
 /**
- * Authenticates the request and checks the scope the operation needs, before anything reads the
- * body: the contract puts credentials and scope ahead of every other check. An address over its
- * budget of failed authentications is refused before its token is looked at; a tenant over its
- * rate limit is refused before the scope is checked, yet only requests with the scope spend it.
+ * Authenticates the request and checks its scope before anything reads the body, in the
+ * contract's order: the address's failure budget, the token, the tenant's rate limit, the scope.
  */
 export function authorize(
   tokenVerifier: TokenVerifier,

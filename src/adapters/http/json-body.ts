@@ -53,8 +53,3 @@ export const readBody: Middleware = async (ctx, next) => {
     : getRawBody(req, { limit: BODY_LIMIT_BYTES, length: req.headers['content-length'] ?? null }));
   await next();
 };
-
-/** The bytes readBody stored (none when the request had no body). */
-export function bodyBytes(ctx: { state: unknown }): Uint8Array {
-  return requestState(ctx).body ?? new Uint8Array(0);
-}

@@ -8,9 +8,9 @@ import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { authorize, type AuthLimits } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
-import { bodyBytes, parseJsonObject, readBody, requireJson } from './json-body.js';
+import { parseJsonObject, readBody, requireJson } from './json-body.js';
 import { nextLink, parseCursor, parseLimit } from './pagination.js';
-import { callerOf, mountPrefix } from './request-state.js';
+import { callerOf, mountPrefix, requestState } from './request-state.js';
 
 /** A Plant as JSON, whitelisting name and tag (never the id). */
 function plantJson(plant: Plant): string {
@@ -53,7 +53,9 @@ export function plantRoutes(
     readBody,
     async function createPlant(ctx) {
       // Untyped JSON: createPlant checks every field at run time, so the cast only skips the compile-time one.
-      const input = parseJsonObject(bodyBytes(ctx)) as unknown as NewPlant;
+      const input = parseJsonObject(
+        requestState(ctx).body ?? new Uint8Array(0),
+      ) as unknown as NewPlant;
       const plant = await plants.createPlant(callerOf(ctx), input);
       answerJson(ctx, plantJson(plant));
     },
