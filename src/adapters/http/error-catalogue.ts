@@ -11,8 +11,6 @@ const ANY = [...EVERY, 'getHealth', 'getReadiness'] as const;
 /** The operations of the OpenAPI document, by operationId. */
 export type OperationId = (typeof ANY)[number];
 const REALM = 'Bearer realm="plant-store"';
-const RETRY_AFTER_SECONDS = '1';
-const REFUSED_WRITES_RETRY_SECONDS = '30';
 
 /** One refusal the service can answer; `D` is what the thrower supplies (none for a fixed message). */
 interface CatalogueEntry<D> {
@@ -23,11 +21,11 @@ interface CatalogueEntry<D> {
   readonly when: string;
   /** The safe message the body carries. */
   readonly message: (detail: D) => string;
-  /** The one header the answer adds: its value, and `rule` as the docs write it (`<...>` varies). */
+  /** The one header the answer adds: `rule` as the docs write it (`<...>` varies), `value` if it varies. */
   readonly header?: {
     readonly name: 'WWW-Authenticate' | 'Allow' | 'Retry-After';
     readonly rule: string;
-    readonly value: (detail: D) => string;
+    readonly value?: (detail: D) => string;
   };
   /** A real body message with sample details: the OpenAPI document's example of this code. */
   readonly example: string;
@@ -56,18 +54,7 @@ const given = (message: string): string => message;
 /** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
 type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
 const fromError = ({ message }: DomainDetail): string => message;
-const challenge = (error: string) => ({
-  name: 'WWW-Authenticate' as const,
-  rule: `${REALM}${error}`,
-  value: () => `${REALM}${error}`,
-});
-/** A header whose value never varies. */
-const always = (name: 'Allow' | 'Retry-After', value: string) => ({
-  name,
-  rule: value,
-  value: () => value,
-});
-const retryAfterOne = always('Retry-After', RETRY_AFTER_SECONDS);
+const retryAfterOne = { name: 'Retry-After', rule: '1' } as const;
 
 /**
  * Every error the service answers, by name. To add one: a row here, the same row in docs/errors.md,
@@ -118,7 +105,7 @@ export const ERROR_CATALOGUE = {
     code: 40005,
     when: 'malformed bearer credentials, or more than one Authorization header',
     message: given,
-    header: challenge(', error="invalid_request"'),
+    header: { name: 'WWW-Authenticate', rule: `${REALM}, error="invalid_request"` },
     example: 'send exactly one Authorization header',
     on: EVERY,
   }),
@@ -126,14 +113,14 @@ export const ERROR_CATALOGUE = {
     code: 40101,
     when: 'no Authorization header, or a scheme other than Bearer',
     message: () => 'an Authorization header with a Bearer token is required',
-    header: challenge(''),
+    header: { name: 'WWW-Authenticate', rule: REALM },
     on: EVERY,
   }),
   'invalid-token': entry({
     code: 40102,
     when: 'unknown, revoked or expired token, or a JWT that fails a check',
     message: () => 'the bearer token is unknown, revoked or expired',
-    header: challenge(', error="invalid_token"'),
+    header: { name: 'WWW-Authenticate', rule: `${REALM}, error="invalid_token"` },
     on: EVERY,
   }),
   'insufficient-scope': entry({
@@ -185,7 +172,7 @@ export const ERROR_CATALOGUE = {
     code: 40502,
     when: 'the method is CONNECT: the service is no proxy; the connection closes',
     message: () => 'CONNECT is not supported: this server is not a proxy',
-    header: always('Allow', 'GET, HEAD, POST, DELETE'),
+    header: { name: 'Allow', rule: 'GET, HEAD, POST, DELETE' },
   }),
   'request-timeout': entry({
     code: 40801,
@@ -273,7 +260,7 @@ export const ERROR_CATALOGUE = {
     message: fromError,
     example:
       'storage takes no writes now (out of memory or disk, or read-only); nothing was written',
-    header: always('Retry-After', REFUSED_WRITES_RETRY_SECONDS),
+    header: { name: 'Retry-After', rule: '30' },
     on: ['createPlant', 'deletePlant'],
   }),
   'shutting-down': entry({
@@ -309,7 +296,8 @@ export const ERROR_ROWS = Object.entries(ERROR_CATALOGUE)
   .sort((a, b) => a.code - b.code);
 
 function refusal<D>(row: CatalogueEntry<D>, detail: D): HttpProblem {
-  const headers = row.header ? { [row.header.name]: row.header.value(detail) } : {};
+  const { header } = row;
+  const headers = header ? { [header.name]: header.value?.(detail) ?? header.rule } : {};
   return new HttpProblem(row.status, row.code, row.message(detail), headers);
 }
 
