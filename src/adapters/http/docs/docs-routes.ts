@@ -25,26 +25,17 @@ const SOURCES = {
 } as const;
 type AssetName = keyof typeof SOURCES;
 
-/** One file of the page, read the first time it is asked for (pinned packages' files do not change). */
-interface Asset {
-  readonly type: string;
-  readonly body: Buffer;
-  /** Built on the first request that accepts gzip. */
-  readonly gzip: () => Buffer;
-  /** Its ETag and the version in its URL. */
-  readonly hash: string;
+/** A file of the page, read when first asked for; `hash` is its ETag and the version in its URL. */
+function load(name: AssetName) {
+  const body = SOURCES[name].read();
+  let gzip: Buffer | undefined;
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+  return { type: SOURCES[name].type, body, gzip: () => (gzip ??= gzipSync(body)), hash };
 }
-const loaded = new Map<AssetName, Asset>();
-
-function docsAsset(name: AssetName): Asset {
-  let asset = loaded.get(name);
-  if (asset === undefined) {
-    const body = SOURCES[name].read();
-    let gzip: Buffer | undefined;
-    const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
-    asset = { type: SOURCES[name].type, body, gzip: () => (gzip ??= gzipSync(body)), hash };
-    loaded.set(name, asset);
-  }
+const loaded = new Map<AssetName, ReturnType<typeof load>>();
+function docsAsset(name: AssetName): ReturnType<typeof load> {
+  const asset = loaded.get(name) ?? load(name);
+  loaded.set(name, asset);
   return asset;
 }
 
