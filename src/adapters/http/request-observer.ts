@@ -19,9 +19,13 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 /** The `method` label: these, or `OTHER` (Node parses some 30 methods; each would be a series). */
 const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-const RATE_LIMITED = ERROR_CATALOGUE['rate-limited'].code;
-const AUTH_FAILURES_LIMITED = ERROR_CATALOGUE['too-many-auth-failures'].code;
-const QUOTA_REACHED = ERROR_CATALOGUE['plant-quota-reached'].code;
+/** The refusals counted in a metric of their own, by the Error body's code. */
+const REFUSALS: Record<number, (metrics: ServiceMetrics) => void> = {
+  [ERROR_CATALOGUE['rate-limited'].code]: (m) => m.rateLimited.inc({ limit: 'tenant' }),
+  [ERROR_CATALOGUE['too-many-auth-failures'].code]: (m) =>
+    m.rateLimited.inc({ limit: 'auth_failures' }),
+  [ERROR_CATALOGUE['plant-quota-reached'].code]: (m) => m.quotaRefused.inc(),
+};
 
 /** Requests received and not answered yet, counted by the observer (metrics, shutdown). */
 export interface RequestCounts {
@@ -76,42 +80,6 @@ export function requestObserver({
 }: ObserverOptions): Middleware {
   const logAccess = accessLog && logger.isLevelEnabled?.('info') !== false;
 
-  const finish = (ctx: Context, state: RequestState, started: number): void => {
-    counts.inFlight--;
-    // Answered before its body arrived in full (401 before the body, a body over the limit):
-    // `Connection: close`, so that Node closes the connection once the answer is sent instead of
-    // draining a body of any size to keep it alive.
-    if (!ctx.req.complete) ctx.set('Connection', 'close');
-    const ms = performance.now() - started;
-    const route = (ctx as { routerPath?: string }).routerPath;
-    const code = state.errorCode;
-    if (metrics !== undefined) {
-      const method = METHOD_LABELS.has(ctx.method) ? ctx.method : 'OTHER';
-      const statusClass = STATUS_CLASSES[Math.floor(ctx.status / 100)] ?? 'other';
-      metrics.requestDuration.labels(method, route ?? 'unmatched', statusClass).observe(ms / 1000);
-      if (code === RATE_LIMITED) metrics.rateLimited.inc({ limit: 'tenant' });
-      else if (code === AUTH_FAILURES_LIMITED) metrics.rateLimited.inc({ limit: 'auth_failures' });
-      else if (code === QUOTA_REACHED) metrics.quotaRefused.inc();
-    }
-    if (logAccess) {
-      logger.info(
-        {
-          requestId: state.requestId,
-          method: ctx.method,
-          route,
-          status: ctx.status,
-          durationMs: Math.round(ms * 1000) / 1000,
-          size: ctx.response.length ?? 0,
-          tenant: state.caller?.tenant,
-          // The client's address: the peer's, or X-Forwarded-For's under PLANT_STORE_TRUST_PROXY.
-          ip: ctx.ip,
-          error: code,
-        },
-        'request',
-      );
-    }
-  };
-
   return async (ctx, next) => {
     const started = performance.now();
     const incoming = ctx.req.headers['x-request-id'];
@@ -134,8 +102,8 @@ export function requestObserver({
     try {
       await (span ? context.with(trace.setSpan(parent!, span), next) : next());
     } finally {
+      const route = (ctx as { routerPath?: string }).routerPath;
       if (span) {
-        const route = (ctx as { routerPath?: string }).routerPath;
         if (route !== undefined) {
           span.updateName(`${ctx.method} ${route}`);
           span.setAttribute('http.route', route);
@@ -144,7 +112,38 @@ export function requestObserver({
         if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
         span.end();
       }
-      finish(ctx, state, started);
+      counts.inFlight--;
+      // Answered before its body arrived in full (401 before the body, a body over the limit):
+      // `Connection: close`, so that Node closes the connection once the answer is sent instead of
+      // draining a body of any size to keep it alive.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      const ms = performance.now() - started;
+      const code = state.errorCode;
+      if (metrics !== undefined) {
+        const method = METHOD_LABELS.has(ctx.method) ? ctx.method : 'OTHER';
+        const statusClass = STATUS_CLASSES[Math.floor(ctx.status / 100)] ?? 'other';
+        metrics.requestDuration
+          .labels(method, route ?? 'unmatched', statusClass)
+          .observe(ms / 1000);
+        if (code !== undefined) REFUSALS[code]?.(metrics);
+      }
+      if (logAccess) {
+        logger.info(
+          {
+            requestId: state.requestId,
+            method: ctx.method,
+            route,
+            status: ctx.status,
+            durationMs: Math.round(ms * 1000) / 1000,
+            size: ctx.response.length ?? 0,
+            tenant: state.caller?.tenant,
+            // The client's address: the peer's, or X-Forwarded-For's under PLANT_STORE_TRUST_PROXY.
+            ip: ctx.ip,
+            error: code,
+          },
+          'request',
+        );
+      }
     }
   };
 }
