@@ -58,23 +58,9 @@ function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): Limi
 }
 
 /** The Koa application of the whole contract; mount it with `app.callback()`. */
-export function createHttpApp({
-  plants,
-  tokenVerifier,
-  readiness,
-  logger,
-  rateLimit = 0,
-  authFailureLimit = 0,
-  limiterStore,
-  docs = true,
-  accessLog = true,
-  metrics,
-  tracer,
-  counts,
-  requestId,
-  trustProxy: trust,
-  corsOrigins,
-}: HttpAppOptions): HttpApp {
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { plants, tokenVerifier, readiness, logger, rateLimit = 0, authFailureLimit = 0 } = options;
+  const { limiterStore, docs = true, metrics, trustProxy: trust, corsOrigins } = options;
   const app = new Koa();
   const limiter = (name: string, points: number) =>
     new KeyedLimiter({ name, points, store: limiterStore, watch: limiterWatch(logger, metrics) });
@@ -94,7 +80,7 @@ export function createHttpApp({
   const proxied = trust && trustProxy(app, trust);
   if (proxied) app.use(proxied);
   // The access log, metrics, span and request id, around everything that may fail:
-  app.use(requestObserver({ logger, accessLog, metrics, tracer, requestId, counts }));
+  app.use(requestObserver(options));
   // CORS before anything that may refuse, so that every answer, errors included, carries its
   // headers, and a preflight is answered before the routes (which would answer OPTIONS 405):
   if (corsOrigins !== undefined) app.use(corsFor(corsOrigins));
