@@ -34,12 +34,9 @@ export interface RequestCounts {
 
 /** A logger adding `bindings` to each line, for a host's logger that has no `child`. */
 function bound(logger: Logger, bindings: object): Logger {
-  return {
-    debug: (fields, message) => logger.debug({ ...bindings, ...fields }, message),
-    info: (fields, message) => logger.info({ ...bindings, ...fields }, message),
-    warn: (fields, message) => logger.warn({ ...bindings, ...fields }, message),
-    error: (fields, message) => logger.error({ ...bindings, ...fields }, message),
-  };
+  const at = (level: 'debug' | 'info' | 'warn' | 'error') => (fields: object, message?: string) =>
+    logger[level]({ ...bindings, ...fields }, message);
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** The request's logger: each of its lines carries the request id (a child, made on first use). */
