@@ -50,7 +50,6 @@ const entry = <D = undefined>({
   example: example ?? row.message(undefined as D),
   on,
 });
-const given = (message: string): string => message;
 /** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
 type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
 const fromError = ({ message }: DomainDetail): string => message;
@@ -104,7 +103,7 @@ export const ERROR_CATALOGUE = {
   'malformed-credentials': entry({
     code: 40005,
     when: 'malformed bearer credentials, or more than one Authorization header',
-    message: given,
+    message: (message: string) => message,
     header: { name: 'WWW-Authenticate', rule: `${REALM}, error="invalid_request"` },
     example: 'send exactly one Authorization header',
     on: EVERY,

@@ -10,7 +10,7 @@ import { authorize, type AuthLimits } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
 import { parseJsonObject, readBody, requireJson } from './json-body.js';
 import { nextLink, parseCursor, parseLimit } from './pagination.js';
-import { callerOf, mountPrefix, requestState } from './request-state.js';
+import { callerOf, mountPrefix } from './request-state.js';
 
 /** A Plant as JSON, whitelisting name and tag (never the id). */
 function plantJson(plant: Plant): string {
@@ -46,20 +46,11 @@ export function plantRoutes(
   const authorized = (operation: keyof typeof OPERATION_SCOPES) =>
     authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
 
-  router.post(
-    '/plants',
-    authorized('createPlant'),
-    requireJson,
-    readBody,
-    async function createPlant(ctx) {
-      // Untyped JSON: createPlant checks every field at run time, so the cast only skips the compile-time one.
-      const input = parseJsonObject(
-        requestState(ctx).body ?? new Uint8Array(0),
-      ) as unknown as NewPlant;
-      const plant = await plants.createPlant(callerOf(ctx), input);
-      answerJson(ctx, plantJson(plant));
-    },
-  );
+  router.post('/plants', authorized('createPlant'), requireJson, async function createPlant(ctx) {
+    // Untyped JSON: createPlant checks every field at run time; the cast skips the compile-time one.
+    const input = parseJsonObject(await readBody(ctx.req)) as unknown as NewPlant;
+    answerJson(ctx, plantJson(await plants.createPlant(callerOf(ctx), input)));
+  });
 
   router.get('/plants', authorized('listPlants'), async function listPlants(ctx) {
     const { limit, cursor, tags } = ctx.query;

@@ -9,7 +9,6 @@ export interface RequestState {
   requestId: string; // the host's (HttpAppOptions.requestId), a good X-Request-Id, or a UUID
   caller?: Caller; // set by bearer-auth.ts once it accepted the token
   errorCode?: number; // the Error body's code, set by the error handler
-  body?: Uint8Array; // the body's bytes, set by json-body.ts's readBody
   log?: Logger; // the request's logger (its lines carry the id), made on first use
 }
 
