@@ -75,6 +75,14 @@ const textRule =
   'bidirectional controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).';
 const noControl =
   '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
+/** A string field of the plant, `minLength` to `maxLength` code points, printable. */
+const text = (minLength: number, maxLength: number, description: string) => ({
+  type: 'string',
+  minLength,
+  maxLength,
+  pattern: noControl,
+  description: `${description} ${textRule}`,
+});
 
 const plantSchema = { $ref: '#/components/schemas/Plant' };
 
@@ -415,20 +423,8 @@ export const openApiDocument = {
         required: ['name'],
         additionalProperties: false,
         properties: {
-          name: {
-            type: 'string',
-            minLength: 1,
-            maxLength: NAME_MAX,
-            pattern: noControl,
-            description: `The name of the plant. ${textRule}`,
-          },
-          tag: {
-            type: 'string',
-            minLength: 0,
-            maxLength: TAG_MAX,
-            pattern: noControl,
-            description: `Tag that specifies the type of plant; an empty tag is kept. ${textRule}`,
-          },
+          name: text(1, NAME_MAX, 'The name of the plant.'),
+          tag: text(0, TAG_MAX, 'Tag that specifies the type of plant; an empty tag is kept.'),
         },
       },
       NewPlant: {
