@@ -1,4 +1,3 @@
-import type { Tracer } from '@opentelemetry/api';
 import Koa from 'koa';
 import type { Logger } from '../../ports/logger.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
@@ -15,45 +14,26 @@ import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { metricsRoutes } from './operations/metrics-route.js';
 import { openRoutes } from './operations/open-routes.js';
 import type { ReadinessCheck } from './operations/readiness.js';
-import { requestObserver, type RequestCounts } from './request-observer.js';
+import { requestObserver, type ObserverOptions } from './request-observer.js';
 import { trustProxy, type TrustProxy } from './trusted-proxy.js';
 
 /** The Koa application; callers need only its `callback()`. */
 export type HttpApp = Koa;
 
-export interface HttpAppOptions {
+/** The request observer's options (logger, accessLog, metrics, tracer, counts, requestId), and: */
+export interface HttpAppOptions extends ObserverOptions {
   plants: PlantUseCases;
   tokenVerifier: TokenVerifier;
-  /**
-   * What GET /readyz asks, each by the name its body's `failing` gives it: the container's are the
-   * plant store's and the token store's (`plants`, `tokens`).
-   */
+  /** What GET /readyz asks, by the name its `failing` gives each (the container's: `plants`, `tokens`). */
   readiness: readonly ReadinessCheck[];
-  logger: Logger;
   /** Requests a second per tenant; 0 or absent turns limiting off. */
   rateLimit?: number;
   /** Failed authentications a second per client address; 0 or absent turns the budget off. */
   authFailureLimit?: number;
-  /**
-   * Where both limits count: the storage's connection shares them with every process on it;
-   * absent, in this process.
-   */
+  /** Where both limits count (the storage's, shared with every process on it); absent: this process. */
   limiterStore?: LimiterStore | Promise<LimiterStore> | undefined;
   /** Serves the interactive API reference at /docs (default true); false answers 404 there. */
   docs?: boolean;
-  /** One `info` line per request (default true). */
-  accessLog?: boolean;
-  /** Serves GET /metrics (scope metrics:read) and records requests in them; absent: no /metrics. */
-  metrics?: ServiceMetrics | undefined;
-  /** Server spans per request; absent: none. */
-  tracer?: Tracer | undefined;
-  /** Where the requests in flight are counted (the host reads it at shutdown). */
-  counts?: RequestCounts;
-  /**
-   * A host's own id of the request (e.g. from its context), used in X-Request-Id and every log
-   * line of the request; undefined (or absent) takes a well-formed X-Request-Id or a fresh UUID.
-   */
-  requestId?: ((ctx: Koa.Context) => string | undefined) | undefined;
   /** Whose X-Forwarded-For names the client for the per-address rules; absent: nobody's. */
   trustProxy?: TrustProxy | undefined;
   /** The origins whose pages may call the service from a browser (`*`: any); absent: no CORS. */
@@ -65,12 +45,11 @@ function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): Limi
   return {
     fallback(limit, first) {
       metrics?.limiterFallbacks.inc({ limit });
-      if (first) {
+      if (first)
         logger.warn(
           { limit },
           'the limiter store does not answer; limiting in this process meanwhile',
         );
-      }
     },
     recovered(limit) {
       logger.info({ limit }, 'the limiter store answers again; limits are shared again');
@@ -79,23 +58,9 @@ function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): Limi
 }
 
 /** The Koa application of the whole contract; mount it with `app.callback()`. */
-export function createHttpApp({
-  plants,
-  tokenVerifier,
-  readiness,
-  logger,
-  rateLimit = 0,
-  authFailureLimit = 0,
-  limiterStore,
-  docs = true,
-  accessLog = true,
-  metrics,
-  tracer,
-  counts,
-  requestId,
-  trustProxy: trust,
-  corsOrigins,
-}: HttpAppOptions): HttpApp {
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { plants, tokenVerifier, readiness, logger, rateLimit = 0, authFailureLimit = 0 } = options;
+  const { limiterStore, docs = true, metrics, trustProxy: trust, corsOrigins } = options;
   const app = new Koa();
   const limiter = (name: string, points: number) =>
     new KeyedLimiter({ name, points, store: limiterStore, watch: limiterWatch(logger, metrics) });
@@ -106,7 +71,7 @@ export function createHttpApp({
         ? new AuthFailureBudget(limiter('auth_failures', authFailureLimit))
         : undefined,
   };
-  const routers = [plantRoutes({ plants, tokenVerifier, limits }), openRoutes(readiness)];
+  const routers = [plantRoutes(plants, tokenVerifier, limits), openRoutes(readiness)];
   if (docs) routers.push(docsRoutes());
   if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
 
@@ -115,7 +80,7 @@ export function createHttpApp({
   const proxied = trust && trustProxy(app, trust);
   if (proxied) app.use(proxied);
   // The access log, metrics, span and request id, around everything that may fail:
-  app.use(requestObserver({ logger, accessLog, metrics, tracer, requestId, counts }));
+  app.use(requestObserver(options));
   // CORS before anything that may refuse, so that every answer, errors included, carries its
   // headers, and a preflight is answered before the routes (which would answer OPTIONS 405):
   if (corsOrigins !== undefined) app.use(corsFor(corsOrigins));

@@ -12,10 +12,8 @@ import { requestState } from './request-state.js';
 export type Admit = (caller: Caller, spend: boolean) => Promise<void>;
 
 /**
- * The tenant's requests a second, counted by `limiter` (shared through the store when it lends
- * one). Returns a check that rejects with the contract's 429 when the tenant has none left, and
- * that uses up the budget only when asked to: a request refused for its scope costs the tenant
- * nothing.
+ * The tenant's requests a second, counted by `limiter`: a check that rejects with the contract's
+ * 429 when none are left, spending only when asked (a request refused for its scope costs nothing).
  */
 export function tenantRateLimit(limiter: KeyedLimiter): Admit {
   const perSecond = limiter.points;
@@ -27,27 +25,27 @@ export function tenantRateLimit(limiter: KeyedLimiter): Admit {
 }
 
 /**
- * Authentication failures (400 40005, 401) per client address, counted by `limiter` (shared
- * through the store when it lends one). Valid requests cost nothing, not even a round trip: only
- * a failure is counted, and an address that used up its budget is refused by this process alone
- * (429 42902, before its token is looked at) for the rest of the window, so that a flood of
- * made-up tokens costs neither store lookups nor signature checks.
+ * Authentication failures (400 40005, 401) per client address, counted by `limiter`. Only failures
+ * cost a round trip; an address that used up its budget is refused by this process alone (429
+ * 42902, before its token is looked at), so a flood of made-up tokens costs no lookups or checks.
  */
 export class AuthFailureBudget {
   constructor(private readonly limiter: KeyedLimiter) {}
 
   /** Throws the contract's 429 when this process knows the address used up its failures. */
   check(address: string | undefined): void {
-    const ms = this.limiter.refusedFor(clientKey(address));
-    if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+    refuseFor(this.limiter.refusedFor(clientKey(address)));
   }
 
   /** Counts one failed authentication; rejects with the contract's 429 when it was one too many. */
   async charge(address: string | undefined): Promise<void> {
-    const ms = await this.limiter.consume(clientKey(address));
-    if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+    refuseFor(await this.limiter.consume(clientKey(address)));
   }
 }
+
+const refuseFor = (ms: number): void => {
+  if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
+};
 
 // RFC 6750 b64token (RFC 7235 token68).
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -72,52 +70,38 @@ function bearerToken(ctx: Context): string {
   return token;
 }
 
-/** What bounds callers besides their tokens; both are optional. */
+/** What bounds callers besides their tokens: the tenant's requests, the address's failures. */
 export interface AuthLimits {
-  /** The tenant's request budget. */
   admit?: Admit | undefined;
-  /** Failed authentications per client address. */
   failures?: AuthFailureBudget | undefined;
 }
 
 /**
- * Authenticates the request and checks the scope the operation needs, before anything reads the
- * body: the contract puts credentials and scope ahead of every other check. An address over its
- * budget of failed authentications is refused before its token is looked at; a tenant over its
- * rate limit is refused before the scope is checked, yet only requests with the scope spend it.
+ * Authenticates the request and checks its scope before anything reads the body, in the
+ * contract's order: the address's failure budget, the token, the tenant's rate limit, the scope.
  */
 export function authorize(
   tokenVerifier: TokenVerifier,
   scope: Scope,
   { admit, failures }: AuthLimits = {},
 ): Middleware {
-  // Malformed or missing credentials (400 40005, 401 40101) count against the address; a store
-  // outage is not the client's. The failure that uses up the budget is answered 429 42902.
-  const charged = async (address: string | undefined, error: unknown): Promise<never> => {
-    if (failures !== undefined && error instanceof HttpProblem && error.status < 500) {
-      await failures.charge(address);
-    }
-    throw error;
-  };
   return async (ctx, next) => {
     // The peer's address, or the client's behind a trusted proxy (trusted-proxy.ts).
     const address = ctx.ip;
     failures?.check(address);
-    let token: string;
+    let caller: Caller | undefined;
     try {
-      token = bearerToken(ctx);
+      const token = bearerToken(ctx);
+      caller = tokenVerifier.verifyNow?.(token) ?? (await tokenVerifier.verify(token));
+      if (caller === undefined) throw problem('invalid-token');
     } catch (error) {
-      return charged(address, error);
-    }
-    let caller = tokenVerifier.verifyNow?.(token);
-    if (caller === undefined) {
-      try {
-        caller = await tokenVerifier.verify(token);
-      } catch (error) {
-        return charged(address, error);
+      // Malformed, missing or invalid credentials count against the address; a store outage is
+      // not the client's. The failure that uses up the budget is answered 429 42902.
+      if (failures !== undefined && error instanceof HttpProblem && error.status < 500) {
+        await failures.charge(address);
       }
+      throw error;
     }
-    if (caller === undefined) return charged(address, problem('invalid-token'));
     // The tenant's limit first: a tenant over it is refused 429 whatever its scope.
     await admit?.(caller, caller.scopes.includes(scope));
     requireScope(caller, scope);

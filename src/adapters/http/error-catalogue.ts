@@ -1,10 +1,7 @@
 import type { PlantError, PlantErrorCode } from '../../domain/errors.js';
 import { HttpProblem } from './http-problem.js';
 
-/**
- * The largest request body accepted, in bytes after decoding any Content-Encoding; larger is the
- * contract's 413 (`body-too-large` below), which the body reader enforces.
- */
+/** The largest request body, in bytes after decoding any Content-Encoding; larger is 413 (`body-too-large`). */
 export const BODY_LIMIT_BYTES = 65536;
 
 /** The operations behind a token. */
@@ -14,13 +11,8 @@ const ANY = [...EVERY, 'getHealth', 'getReadiness'] as const;
 /** The operations of the OpenAPI document, by operationId. */
 export type OperationId = (typeof ANY)[number];
 const REALM = 'Bearer realm="plant-store"';
-const RETRY_AFTER_SECONDS = '1';
-const REFUSED_WRITES_RETRY_SECONDS = '30';
 
-/**
- * One refusal the service can answer. `D` is what the thrower supplies (a message, a path, ...);
- * a refusal with a fixed message takes nothing.
- */
+/** One refusal the service can answer; `D` is what the thrower supplies (none for a fixed message). */
 interface CatalogueEntry<D> {
   readonly status: number;
   /** Stable; its first three digits are the status. */
@@ -29,11 +21,11 @@ interface CatalogueEntry<D> {
   readonly when: string;
   /** The safe message the body carries. */
   readonly message: (detail: D) => string;
-  /** The one header the answer adds: its value, and `rule` as the docs write it (`<...>` varies). */
+  /** The one header the answer adds: `rule` as the docs write it (`<...>` varies), `value` if it varies. */
   readonly header?: {
     readonly name: 'WWW-Authenticate' | 'Allow' | 'Retry-After';
     readonly rule: string;
-    readonly value: (detail: D) => string;
+    readonly value?: (detail: D) => string;
   };
   /** A real body message with sample details: the OpenAPI document's example of this code. */
   readonly example: string;
@@ -42,50 +34,40 @@ interface CatalogueEntry<D> {
 }
 
 /**
- * A row; without `example`, the message without details is the example (a fixed message), and
- * without `on`, no operation answers it (a refusal before routing).
+ * A row; its status is its code's first three digits; by default its example is the message
+ * without details, and no operation answers it.
  */
 const entry = <D = undefined>({
   example,
   on = [],
   ...row
-}: Omit<CatalogueEntry<D>, 'example' | 'on'> & {
+}: Omit<CatalogueEntry<D>, 'status' | 'example' | 'on'> & {
   example?: string;
   on?: readonly OperationId[];
-}): CatalogueEntry<D> => ({ ...row, example: example ?? row.message(undefined as D), on });
-const given = (message: string): string => message;
+}): CatalogueEntry<D> => ({
+  status: Math.floor(row.code / 100),
+  ...row,
+  example: example ?? row.message(undefined as D),
+  on,
+});
 /** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
 type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
 const fromError = ({ message }: DomainDetail): string => message;
-const challenge = (error: string) => ({
-  name: 'WWW-Authenticate' as const,
-  rule: `${REALM}${error}`,
-  value: () => `${REALM}${error}`,
-});
-/** A header whose value never varies. */
-const always = (name: 'Allow' | 'Retry-After', value: string) => ({
-  name,
-  rule: value,
-  value: () => value,
-});
-const retryAfterOne = always('Retry-After', RETRY_AFTER_SECONDS);
+const retryAfterOne = { name: 'Retry-After', rule: '1' } as const;
 
 /**
- * Every error the service answers, by name. To add one: a row here (status, code, when, message,
- * header, operations), the same row in docs/errors.md, and `problem('<name>', ...)` where it is
- * raised (a new PlantErrorCode needs no call: its row, named as the code and taking the error as its
- * detail, is what DOMAIN_ROWS below demands to compile), and its name in the client's ERROR_CODES (packages/client/src/errors.ts). The OpenAPI document
- * picks it up; tests check that the docs, the document and the client list it.
+ * Every error the service answers, by name. To add one: a row here, the same row in docs/errors.md,
+ * `problem('<name>', ...)` where it is raised (a PlantErrorCode's row, named as the code, is what
+ * DOMAIN_ROWS below demands), and its name in packages/client/src/errors.ts (ERROR_CODES). The
+ * OpenAPI document picks it up; tests check that the docs, the document and the client list it.
  */
 export const ERROR_CATALOGUE = {
   'not-http': entry({
-    status: 400,
     code: 40000,
     when: 'the request is not valid HTTP; the HTTP parser refuses it before any route, and the connection closes',
     message: () => 'malformed HTTP request',
   }),
   'invalid-body': entry({
-    status: 400,
     code: 40001,
     when: 'body is not valid JSON (or not UTF-8, cut short, does not decode with its Content-Encoding, or has a key twice with different values), or not a JSON object',
     message: (message?: string) => message ?? 'request body could not be read completely',
@@ -93,7 +75,6 @@ export const ERROR_CATALOGUE = {
     on: ['createPlant'],
   }),
   'invalid-plant': entry({
-    status: 400,
     code: 40002,
     when: 'a field fails validation; the message names the field',
     message: fromError,
@@ -101,7 +82,6 @@ export const ERROR_CATALOGUE = {
     on: ['createPlant'],
   }),
   'invalid-query': entry({
-    status: 400,
     code: 40003,
     when: '`limit` or `cursor` is invalid or given twice, or `tags` is given more than 20 times or holds a tag no plant can hold',
     message: fromError,
@@ -109,46 +89,40 @@ export const ERROR_CATALOGUE = {
     on: ['listPlants'],
   }),
   'missing-host': entry({
-    status: 400,
     code: 40006,
     when: 'an HTTP/1.1 request without a `Host` header, or a request with more than one; the connection closes',
     message: (message?: string) => message ?? 'an HTTP/1.1 request must carry a Host header',
     on: ANY,
   }),
   'invalid-id': entry({
-    status: 400,
     code: 40004,
     when: 'the path `{id}` is not canonical decimal int64',
     message: () => 'id in the path must be a decimal int64 without sign on zero or leading zeros',
     on: ['getPlant', 'deletePlant'],
   }),
   'malformed-credentials': entry({
-    status: 400,
     code: 40005,
     when: 'malformed bearer credentials, or more than one Authorization header',
-    message: given,
-    header: challenge(', error="invalid_request"'),
+    message: (message: string) => message,
+    header: { name: 'WWW-Authenticate', rule: `${REALM}, error="invalid_request"` },
     example: 'send exactly one Authorization header',
     on: EVERY,
   }),
   'missing-credentials': entry({
-    status: 401,
     code: 40101,
     when: 'no Authorization header, or a scheme other than Bearer',
     message: () => 'an Authorization header with a Bearer token is required',
-    header: challenge(''),
+    header: { name: 'WWW-Authenticate', rule: REALM },
     on: EVERY,
   }),
   'invalid-token': entry({
-    status: 401,
     code: 40102,
     when: 'unknown, revoked or expired token, or a JWT that fails a check',
     message: () => 'the bearer token is unknown, revoked or expired',
-    header: challenge(', error="invalid_token"'),
+    header: { name: 'WWW-Authenticate', rule: `${REALM}, error="invalid_token"` },
     on: EVERY,
   }),
   'insufficient-scope': entry({
-    status: 403,
     code: 40301,
     when: 'the token lacks the scope the operation needs',
     message: fromError,
@@ -165,7 +139,6 @@ export const ERROR_CATALOGUE = {
   // 403 says "understood, not allowed", retrying does not help, and no WWW-Authenticate asks for
   // other credentials. Not 429 either: waiting does not help, deleting plants does.
   'plant-quota-reached': entry({
-    status: 403,
     code: 40302,
     when: 'the tenant holds as many plants as its quota allows (PLANT_STORE_MAX_PLANTS_PER_TENANT); nothing was stored; delete plants first',
     message: fromError,
@@ -173,7 +146,6 @@ export const ERROR_CATALOGUE = {
     on: ['createPlant'],
   }),
   'plant-not-found': entry({
-    status: 404,
     code: 40401,
     when: "no plant with that id in the caller's tenant (another tenant's plant is not found too)",
     message: fromError,
@@ -181,14 +153,12 @@ export const ERROR_CATALOGUE = {
     on: ['getPlant', 'deletePlant'],
   }),
   'no-route': entry({
-    status: 404,
     code: 40402,
     when: 'no such route',
     message: (path: string) => `no route ${path}`,
     example: 'no route /plant',
   }),
   'method-not-allowed': entry({
-    status: 405,
     code: 40501,
     when: 'method not allowed on the path; `Allow` lists the methods that are',
     message: ({ method, path, allow }: { method: string; path: string; allow: string }) =>
@@ -198,21 +168,18 @@ export const ERROR_CATALOGUE = {
     on: EVERY,
   }),
   'connect-refused': entry({
-    status: 405,
     code: 40502,
     when: 'the method is CONNECT: the service is no proxy; the connection closes',
     message: () => 'CONNECT is not supported: this server is not a proxy',
-    header: always('Allow', 'GET, HEAD, POST, DELETE'),
+    header: { name: 'Allow', rule: 'GET, HEAD, POST, DELETE' },
   }),
   'request-timeout': entry({
-    status: 408,
     code: 40801,
     when: 'the headers did not arrive within `PLANT_STORE_HEADERS_TIMEOUT_MS`, or the whole request within `PLANT_STORE_REQUEST_TIMEOUT_MS`; the connection closes',
     message: () => 'the request did not arrive in time',
     on: ['createPlant'],
   }),
   'duplicate-plant': entry({
-    status: 409,
     code: 40901,
     when: 'a plant with this id already exists in the tenant',
     message: fromError,
@@ -220,14 +187,12 @@ export const ERROR_CATALOGUE = {
     on: ['createPlant'],
   }),
   'body-too-large': entry({
-    status: 413,
     code: 41301,
     when: `body larger than ${BODY_LIMIT_BYTES} bytes, as received or after decoding its Content-Encoding; the connection closes`,
     message: () => `request body is larger than ${BODY_LIMIT_BYTES} bytes`,
     on: ['createPlant'],
   }),
   'unsupported-media-type': entry({
-    status: 415,
     code: 41501,
     when: '`Content-Type` is not `application/json` (or names a charset other than utf-8), or an unknown Content-Encoding',
     message: (message?: string) =>
@@ -235,7 +200,6 @@ export const ERROR_CATALOGUE = {
     on: ['createPlant'],
   }),
   'rate-limited': entry({
-    status: 429,
     code: 42901,
     when: "the tenant's rate limit is exceeded",
     message: ({ perSecond }: { perSecond: number; wait: number }) =>
@@ -249,14 +213,12 @@ export const ERROR_CATALOGUE = {
     on: EVERY,
   }),
   'expectation-failed': entry({
-    status: 417,
     code: 41701,
     when: 'an `Expect` header other than `100-continue` (in any case) alone; the connection closes',
     message: () => 'the Expect header is not supported; only 100-continue is',
     on: ANY,
   }),
   'too-many-auth-failures': entry({
-    status: 429,
     code: 42902,
     when: 'the client address used up its failed authentications (`PLANT_STORE_AUTH_FAILURE_LIMIT` a second); checked before the token',
     message: (wait: number) =>
@@ -270,13 +232,11 @@ export const ERROR_CATALOGUE = {
     on: EVERY,
   }),
   'headers-too-large': entry({
-    status: 431,
     code: 43101,
     when: 'request headers are larger than the HTTP parser accepts; the connection closes',
     message: () => 'request headers are too large',
   }),
   'unexpected-failure': entry({
-    status: 500,
     code: 50001,
     when: 'unexpected failure; the message holds only a request id, which the log line carries with the details',
     message: (requestId: string) => `unexpected failure; request id ${requestId}`,
@@ -284,7 +244,6 @@ export const ERROR_CATALOGUE = {
     on: EVERY,
   }),
   'storage-unavailable': entry({
-    status: 503,
     code: 50301,
     when: 'storage unreachable or timed out; nothing was half-written',
     message: fromError,
@@ -295,17 +254,15 @@ export const ERROR_CATALOGUE = {
   // 503 like an outage, since reads still work and writes come back once an operator frees space;
   // a code of its own, since retrying within seconds rarely helps.
   'storage-refuses-writes': entry({
-    status: 503,
     code: 50303,
     when: 'the store takes no writes now: Redis out of memory (maxmemory) or unable to persist (MISCONF), MongoDB out of disk or read-only, or the memory store near its heap limit; nothing was written, and /readyz answers the same',
     message: fromError,
     example:
       'storage takes no writes now (out of memory or disk, or read-only); nothing was written',
-    header: always('Retry-After', REFUSED_WRITES_RETRY_SECONDS),
+    header: { name: 'Retry-After', rule: '30' },
     on: ['createPlant', 'deletePlant'],
   }),
   'shutting-down': entry({
-    status: 503,
     code: 50304,
     when: 'readiness only: the service is shutting down (SIGTERM or SIGINT); it answers what it has received and takes no new connections',
     message: () => 'the service is shutting down',
@@ -313,7 +270,6 @@ export const ERROR_CATALOGUE = {
     header: retryAfterOne,
   }),
   'metrics-unavailable': entry({
-    status: 503,
     code: 50305,
     when: 'under `serve --workers`, a worker did not send its metrics in time (a worker that stops answering is replaced within seconds)',
     message: () => "the instance's metrics could not be gathered in time",
@@ -321,7 +277,6 @@ export const ERROR_CATALOGUE = {
     on: ['getMetrics'],
   }),
   'token-verification-unavailable': entry({
-    status: 503,
     code: 50302,
     when: "the identity provider's keys (JWKS) cannot be fetched, so a JWT can be neither accepted nor refused",
     message: fromError,
@@ -340,7 +295,8 @@ export const ERROR_ROWS = Object.entries(ERROR_CATALOGUE)
   .sort((a, b) => a.code - b.code);
 
 function refusal<D>(row: CatalogueEntry<D>, detail: D): HttpProblem {
-  const headers = row.header ? { [row.header.name]: row.header.value(detail) } : {};
+  const { header } = row;
+  const headers = header ? { [header.name]: header.value?.(detail) ?? header.rule } : {};
   return new HttpProblem(row.status, row.code, row.message(detail), headers);
 }
 
@@ -352,10 +308,7 @@ export function problem<N extends ErrorName>(
   return refusal(ERROR_CATALOGUE[name] as CatalogueEntry<DetailOf<N>>, detail as DetailOf<N>);
 }
 
-/**
- * Every domain code's row, each taking the PlantError as its detail: a PlantErrorCode without a
- * catalogue row of its name (or with a row that cannot take the error) does not compile.
- */
+/** Every domain code's row, taking the PlantError: a PlantErrorCode without one does not compile. */
 const DOMAIN_ROWS: { readonly [C in PlantErrorCode]: CatalogueEntry<DomainDetail> } =
   ERROR_CATALOGUE;
 

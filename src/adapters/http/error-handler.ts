@@ -22,10 +22,7 @@ export function toProblem(error: unknown): HttpProblem | undefined {
   return typeof status === 'number' ? BODY_READ_ERRORS[status]?.() : undefined;
 }
 
-/**
- * Inside the request observer (which then logs and counts what it answered) and CORS: every failure
- * leaves as the contract's Error body; unknown ones as 500 with a request id.
- */
+/** Inside the observer and CORS: every failure leaves as the Error body; unknown ones as 500. */
 export function errorHandler(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {

@@ -1,12 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { printableText } from '../../domain/printable-text.js';
 import { parseExactJson } from '../exact-json.js';
 import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
 import { readEncodedBody } from './encoded-body.js';
-import { requestState } from './request-state.js';
-
-export { exactInteger } from '../exact-json.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -41,29 +39,14 @@ export const requireJson: Middleware = async (ctx, next) => {
 };
 
 /**
- * Reads the raw body bytes for `bodyBytes`: one exact parse happens afterwards, so the body
- * is never parsed twice and no integer passes through JSON.parse's doubles. A body without a
- * content coding goes straight to raw-body, held to the limit by its Content-Length too; an encoded
- * one is held to the limit both as received and as decoded.
+ * The raw body bytes, for one exact parse (no integer passes through JSON.parse's doubles). A body
+ * without a content coding goes straight to raw-body, held to the limit by its Content-Length too;
+ * an encoded one is held to the limit both as received and as decoded.
  */
-export const readBody: Middleware = async (ctx, next) => {
-  const req = ctx.req;
+export function readBody(req: IncomingMessage): Promise<Buffer> {
   // Content codings are case-insensitive (RFC 9110, 8.4.1).
   const coding = req.headers['content-encoding']?.trim().toLowerCase();
-  let body: Promise<Buffer>;
-  if (coding !== undefined && coding !== 'identity') {
-    body = readEncodedBody(req, coding);
-  } else {
-    body = getRawBody(req, {
-      limit: BODY_LIMIT_BYTES,
-      length: req.headers['content-length'] ?? null,
-    });
-  }
-  requestState(ctx).body = await body;
-  await next();
-};
-
-/** The bytes readBody stored (none when the request had no body). */
-export function bodyBytes(ctx: { state: unknown }): Uint8Array {
-  return requestState(ctx).body ?? new Uint8Array(0);
+  return coding !== undefined && coding !== 'identity'
+    ? readEncodedBody(req, coding)
+    : getRawBody(req, { limit: BODY_LIMIT_BYTES, length: req.headers['content-length'] ?? null });
 }

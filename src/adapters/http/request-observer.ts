@@ -19,9 +19,13 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const STATUS_CLASSES = ['0xx', '1xx', '2xx', '3xx', '4xx', '5xx'];
 /** The `method` label: these, or `OTHER` (Node parses some 30 methods; each would be a series). */
 const METHOD_LABELS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-const RATE_LIMITED = ERROR_CATALOGUE['rate-limited'].code;
-const AUTH_FAILURES_LIMITED = ERROR_CATALOGUE['too-many-auth-failures'].code;
-const QUOTA_REACHED = ERROR_CATALOGUE['plant-quota-reached'].code;
+/** The refusals counted in a metric of their own, by the Error body's code. */
+const REFUSALS: Record<number, (metrics: ServiceMetrics) => void> = {
+  [ERROR_CATALOGUE['rate-limited'].code]: (m) => m.rateLimited.inc({ limit: 'tenant' }),
+  [ERROR_CATALOGUE['too-many-auth-failures'].code]: (m) =>
+    m.rateLimited.inc({ limit: 'auth_failures' }),
+  [ERROR_CATALOGUE['plant-quota-reached'].code]: (m) => m.quotaRefused.inc(),
+};
 
 /** Requests received and not answered yet, counted by the observer (metrics, shutdown). */
 export interface RequestCounts {
@@ -30,12 +34,9 @@ export interface RequestCounts {
 
 /** A logger adding `bindings` to each line, for a host's logger that has no `child`. */
 function bound(logger: Logger, bindings: object): Logger {
-  return {
-    debug: (fields, message) => logger.debug({ ...bindings, ...fields }, message),
-    info: (fields, message) => logger.info({ ...bindings, ...fields }, message),
-    warn: (fields, message) => logger.warn({ ...bindings, ...fields }, message),
-    error: (fields, message) => logger.error({ ...bindings, ...fields }, message),
-  };
+  const at = (level: 'debug' | 'info' | 'warn' | 'error') => (fields: object, message?: string) =>
+    logger[level]({ ...bindings, ...fields }, message);
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
 /** The request's logger: each of its lines carries the request id (a child, made on first use). */
@@ -49,22 +50,22 @@ export interface ObserverOptions {
   logger: Logger;
   /** One `info` line per request (default true); the logger's level still governs. */
   accessLog?: boolean;
+  /** Serves GET /metrics (scope metrics:read) and records requests in them; absent: no /metrics. */
   metrics?: ServiceMetrics | undefined;
   /** A server span per request, child of an incoming W3C traceparent; absent: no span at all. */
   tracer?: Tracer | undefined;
+  /** Where the requests in flight are counted (the host reads it at shutdown). */
   counts?: RequestCounts | undefined;
-  /** The host's id of this request, when it has one; else a well-formed X-Request-Id, or a UUID. */
+  /** A host's own id of the request, for X-Request-Id and its log lines; undefined: X-Request-Id or a UUID. */
   requestId?: ((ctx: Context) => string | undefined) | undefined;
 }
 
 /**
- * The app's first middleware (after only the trusted-proxy rewrite of `ctx.ip`, so its line names
- * the client; a host's middleware runs around it when the app is mounted): gives each request its id (echoed in `X-Request-Id`), counts it
- * in flight, and once the app has answered (after `await next()`, reading only Koa's context)
- * writes its access log line through the logger, its duration to the metrics, and ends its
- * server span; when its body was not read in full, it asks Node to close the connection. The
- * route is @koa/router's template (`/plants/:id`), never the path, so that neither the log's
- * `route` nor a label carries an id.
+ * The app's first middleware (after only the trusted-proxy rewrite of `ctx.ip`; a host's runs
+ * around it): gives each request its id (echoed in `X-Request-Id`), counts it in flight, and once
+ * the app has answered writes its access log line, its duration to the metrics, and ends its span;
+ * a body not read in full asks Node to close the connection. The route is @koa/router's template
+ * (`/plants/:id`), never the path, so that neither the log nor a label carries an id.
  */
 export function requestObserver({
   logger,
@@ -76,76 +77,6 @@ export function requestObserver({
 }: ObserverOptions): Middleware {
   const logAccess = accessLog && logger.isLevelEnabled?.('info') !== false;
 
-  const finish = (ctx: Context, state: RequestState, started: number): void => {
-    counts.inFlight--;
-    // Answered before its body arrived in full (401 before the body, a body over the limit):
-    // `Connection: close`, so that Node closes the connection once the answer is sent instead of
-    // draining a body of any size to keep it alive.
-    if (!ctx.req.complete) ctx.set('Connection', 'close');
-    const ms = performance.now() - started;
-    const route = (ctx as { routerPath?: string }).routerPath;
-    const code = state.errorCode;
-    if (metrics !== undefined) {
-      const method = METHOD_LABELS.has(ctx.method) ? ctx.method : 'OTHER';
-      const statusClass = STATUS_CLASSES[Math.floor(ctx.status / 100)] ?? 'other';
-      metrics.requestDuration.labels(method, route ?? 'unmatched', statusClass).observe(ms / 1000);
-      if (code === RATE_LIMITED) metrics.rateLimited.inc({ limit: 'tenant' });
-      else if (code === AUTH_FAILURES_LIMITED) metrics.rateLimited.inc({ limit: 'auth_failures' });
-      else if (code === QUOTA_REACHED) metrics.quotaRefused.inc();
-    }
-    if (logAccess) {
-      logger.info(
-        {
-          requestId: state.requestId,
-          method: ctx.method,
-          route,
-          status: ctx.status,
-          durationMs: Math.round(ms * 1000) / 1000,
-          size: ctx.response.length ?? 0,
-          tenant: state.caller?.tenant,
-          // The client's address: the peer's, or X-Forwarded-For's under PLANT_STORE_TRUST_PROXY.
-          ip: ctx.ip,
-          error: code,
-        },
-        'request',
-      );
-    }
-  };
-
-  const traced = async (
-    ctx: Context,
-    next: () => Promise<unknown>,
-    state: RequestState,
-    started: number,
-    tracer: Tracer,
-  ) => {
-    const parent = propagation.extract(ROOT_CONTEXT, ctx.req.headers);
-    const span = tracer.startSpan(
-      ctx.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
-      },
-      parent,
-    );
-    const done = (): void => {
-      const route = (ctx as { routerPath?: string }).routerPath;
-      if (route !== undefined) {
-        span.updateName(`${ctx.method} ${route}`);
-        span.setAttribute('http.route', route);
-      }
-      span.setAttribute('http.response.status_code', ctx.status);
-      if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
-      finish(ctx, state, started);
-    };
-    try {
-      await context.with(trace.setSpan(parent, span), next);
-    } finally {
-      done();
-    }
-  };
-
   return async (ctx, next) => {
     const started = performance.now();
     const incoming = ctx.req.headers['x-request-id'];
@@ -156,11 +87,60 @@ export function requestObserver({
     (ctx.state as Record<symbol, RequestState>)[REQUEST_STATE] = state;
     ctx.set('X-Request-Id', requestId);
     counts.inFlight++;
-    if (tracer !== undefined) return traced(ctx, next, state, started, tracer);
+    const parent = tracer && propagation.extract(ROOT_CONTEXT, ctx.req.headers);
+    const span = tracer?.startSpan(
+      ctx.method,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
+      },
+      parent,
+    );
     try {
-      await next();
+      await (span ? context.with(trace.setSpan(parent!, span), next) : next());
     } finally {
-      finish(ctx, state, started);
+      const route = (ctx as { routerPath?: string }).routerPath;
+      if (span) {
+        if (route !== undefined) {
+          span.updateName(`${ctx.method} ${route}`);
+          span.setAttribute('http.route', route);
+        }
+        span.setAttribute('http.response.status_code', ctx.status);
+        if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+        span.end();
+      }
+      counts.inFlight--;
+      // Answered before its body arrived in full (401 before the body, a body over the limit):
+      // `Connection: close`, so that Node closes the connection once the answer is sent instead of
+      // draining a body of any size to keep it alive.
+      if (!ctx.req.complete) ctx.set('Connection', 'close');
+      const ms = performance.now() - started;
+      const code = state.errorCode;
+      if (metrics !== undefined) {
+        const method = METHOD_LABELS.has(ctx.method) ? ctx.method : 'OTHER';
+        const statusClass = STATUS_CLASSES[Math.floor(ctx.status / 100)] ?? 'other';
+        metrics.requestDuration
+          .labels(method, route ?? 'unmatched', statusClass)
+          .observe(ms / 1000);
+        if (code !== undefined) REFUSALS[code]?.(metrics);
+      }
+      if (logAccess) {
+        logger.info(
+          {
+            requestId: state.requestId,
+            method: ctx.method,
+            route,
+            status: ctx.status,
+            durationMs: Math.round(ms * 1000) / 1000,
+            size: ctx.response.length ?? 0,
+            tenant: state.caller?.tenant,
+            // The client's address: the peer's, or X-Forwarded-For's under PLANT_STORE_TRUST_PROXY.
+            ip: ctx.ip,
+            error: code,
+          },
+          'request',
+        );
+      }
     }
   };
 }

@@ -6,16 +6,10 @@ import type { Logger } from '../../ports/logger.js';
  * `ctx.state` keys (`requestId`, `log`, `user`, ...) are neither read nor overwritten.
  */
 export interface RequestState {
-  /** The request's id: the host's (HttpAppOptions.requestId), a well-formed X-Request-Id, or a fresh UUID. */
-  requestId: string;
-  /** The authenticated caller, once bearer-auth.ts has accepted its token. */
-  caller?: Caller;
-  /** The Error body's code, set by the error handler. */
-  errorCode?: number;
-  /** The request body's bytes, set by json-body.ts's readBody. */
-  body?: Uint8Array;
-  /** The request's logger (every line carries the request id), made on first use. */
-  log?: Logger;
+  requestId: string; // the host's (HttpAppOptions.requestId), a good X-Request-Id, or a UUID
+  caller?: Caller; // set by bearer-auth.ts once it accepted the token
+  errorCode?: number; // the Error body's code, set by the error handler
+  log?: Logger; // the request's logger (its lines carry the id), made on first use
 }
 
 /** The key of the library's per-request state on `ctx.state`. */

@@ -12,9 +12,8 @@ export type TrustProxy = { readonly hops: number } | { readonly addresses: reado
 export const compileTrust = (addresses: readonly string[]) => proxyaddr.compile([...addresses]);
 
 /**
- * Whether a peer is itself a trusted proxy, which carries many clients (exempt from the
- * per-address connection bound). Only an address list names the proxies; a hop count says how
- * many there are, not where, so under it no peer is exempt.
+ * Whether a peer is a trusted proxy, carrying many clients (exempt from the per-address connection
+ * bound). Only an address list names proxies; a hop count does not say where they are.
  */
 export function trustedPeer(
   trust: TrustProxy | undefined,
@@ -25,10 +24,9 @@ export function trustedPeer(
 }
 
 /**
- * Makes `ctx.ip` the client's address, which every per-address rule reads. A hop count is Koa's
- * own `app.proxy` with `app.maxIpsCount` (no middleware). An address list, which Koa cannot
- * express, is the middleware returned: proxy-addr walks `X-Forwarded-For` leftwards from a trusted
- * peer while the address is trusted; the first untrusted one is the client.
+ * Makes `ctx.ip` the client's address. A hop count is Koa's own `app.proxy` and `app.maxIpsCount`;
+ * an address list, which Koa cannot express, is the middleware returned: proxy-addr walks
+ * `X-Forwarded-For` leftwards from a trusted peer; the first untrusted address is the client.
  */
 export function trustProxy(app: Koa, trust: TrustProxy): Koa.Middleware | undefined {
   if ('hops' in trust) {

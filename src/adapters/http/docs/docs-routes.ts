@@ -25,31 +25,17 @@ const SOURCES = {
 } as const;
 type AssetName = keyof typeof SOURCES;
 
-/** One file of the page, from memory; `hash` is its ETag and the version in its URL. */
-interface Asset {
-  readonly type: string;
-  readonly body: Buffer;
-  /** Built on the first request that accepts gzip. */
-  readonly gzip: () => Buffer;
-  readonly hash: string;
+/** A file of the page, read when first asked for; `hash` is its ETag and the version in its URL. */
+function load(name: AssetName) {
+  const body = SOURCES[name].read();
+  let gzip: Buffer | undefined;
+  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
+  return { type: SOURCES[name].type, body, gzip: () => (gzip ??= gzipSync(body)), hash };
 }
-const loaded = new Map<AssetName, Asset>();
-
-/** The asset, read from disk the first time it is asked for (files of pinned packages do not change). */
-function docsAsset(name: AssetName): Asset {
-  let asset = loaded.get(name);
-  if (asset === undefined) {
-    const { type, read } = SOURCES[name];
-    const body = read();
-    let gzip: Buffer | undefined;
-    asset = {
-      type,
-      body,
-      gzip: () => (gzip ??= gzipSync(body)),
-      hash: createHash('sha256').update(body).digest('base64url').slice(0, 16),
-    };
-    loaded.set(name, asset);
-  }
+const loaded = new Map<AssetName, ReturnType<typeof load>>();
+function docsAsset(name: AssetName): ReturnType<typeof load> {
+  const asset = loaded.get(name) ?? load(name);
+  loaded.set(name, asset);
   return asset;
 }
 
@@ -57,17 +43,9 @@ function docsAsset(name: AssetName): Asset {
  * Only the service's own origin: scripts, styles, requests and icons. `data:` images are the
  * icons embedded in Swagger UI's stylesheet; nothing on the page is inline script or style.
  */
-const DOCS_CSP = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+  "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

@@ -11,6 +11,21 @@ import {
 } from '../error-catalogue.js';
 import { nextLink } from '../pagination.js';
 
+/** A response whose body is JSON of `schema`, shown by `examples`. */
+function jsonResponse<E extends object>(
+  description: string,
+  schema: object,
+  examples: E,
+  headers?: Record<string, object>,
+) {
+  return {
+    description,
+    ...(headers && { headers }),
+    content: { 'application/json': { schema, examples } },
+  };
+}
+const errorSchema = { $ref: '#/components/schemas/Error' };
+
 // Examples of the OpenAPI document. Ids are bigints so that the served JSON (lossless-json) carries
 // 9007199254740993 digit for digit: above 2^53, where a double would round it to ...992.
 
@@ -24,32 +39,19 @@ const createdPlantExample = {
   },
 };
 
-type ErrorMedia = { schema: object; examples: Record<number, object> };
-
 /** Each error status `operation` can answer, described by the catalogue's rows for it. */
 function errorResponses(operation: OperationId): Record<string, object> {
-  const responses: Record<
-    string,
-    { description: string; headers: object; content: { 'application/json': ErrorMedia } }
-  > = {};
-  for (const row of ERROR_ROWS.filter((r) => r.on.includes(operation))) {
-    const response = (responses[row.status] ??= {
-      description: '',
-      headers: {},
-      content: {
-        'application/json': { schema: { $ref: '#/components/schemas/Error' }, examples: {} },
-      },
-    });
-    response.description += `${response.description && ' '}${row.code}: ${row.when}.`;
+  const responses: Record<string, ReturnType<typeof jsonResponse<Record<number, object>>>> = {};
+  for (const { status, code, when, example, header, on } of ERROR_ROWS) {
+    if (!on.includes(operation)) continue;
+    const response = (responses[status] ??= jsonResponse('', errorSchema, {}, {}));
+    response.description += `${response.description && ' '}${code}: ${when}.`;
     // One example body per code, so that a reader sees every Error the operation can answer.
-    response.content['application/json'].examples[row.code] = {
-      summary: String(row.code),
-      value: { error: row.code, message: row.example },
+    response.content['application/json'].examples[code] = {
+      summary: String(code),
+      value: { error: code, message: example },
     };
-    if (row.header) {
-      const { name } = row.header;
-      response.headers = { ...response.headers, [name]: { $ref: `#/components/headers/${name}` } };
-    }
+    if (header) response.headers![header.name] = { $ref: `#/components/headers/${header.name}` };
   }
   return responses;
 }
@@ -73,18 +75,15 @@ const textRule =
   'bidirectional controls (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).';
 const noControl =
   '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
-
-/** A response whose body is JSON of `schema`, shown by `examples`. */
-const jsonResponse = (
-  description: string,
-  schema: object,
-  examples: object,
-  headers?: Record<string, object>,
-) => ({
-  description,
-  ...(headers && { headers }),
-  content: { 'application/json': { schema, examples } },
+/** A string field of the plant, `minLength` to `maxLength` code points, printable. */
+const text = (minLength: number, maxLength: number, description: string) => ({
+  type: 'string',
+  minLength,
+  maxLength,
+  pattern: noControl,
+  description: `${description} ${textRule}`,
 });
+
 const plantSchema = { $ref: '#/components/schemas/Plant' };
 
 /** The 503 bodies of /readyz: the catalogue's code and message, a summary, the failing stores. */
@@ -140,16 +139,12 @@ const operationalPaths = {
         '200': jsonResponse('Both stores serve.', statusBody('ready'), {
           ready: { value: { status: 'ready' } },
         }),
-        '503': {
-          description: `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
-          headers: { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-          content: {
-            'application/json': {
-              schema: { $ref: '#/components/schemas/NotReady' },
-              examples: notReadyExamples,
-            },
-          },
-        },
+        '503': jsonResponse(
+          `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
+          { $ref: '#/components/schemas/NotReady' },
+          notReadyExamples,
+          { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+        ),
       },
     },
   },
@@ -428,20 +423,8 @@ export const openApiDocument = {
         required: ['name'],
         additionalProperties: false,
         properties: {
-          name: {
-            type: 'string',
-            minLength: 1,
-            maxLength: NAME_MAX,
-            pattern: noControl,
-            description: `The name of the plant. ${textRule}`,
-          },
-          tag: {
-            type: 'string',
-            minLength: 0,
-            maxLength: TAG_MAX,
-            pattern: noControl,
-            description: `Tag that specifies the type of plant; an empty tag is kept. ${textRule}`,
-          },
+          name: text(1, NAME_MAX, 'The name of the plant.'),
+          tag: text(0, TAG_MAX, 'Tag that specifies the type of plant; an empty tag is kept.'),
         },
       },
       NewPlant: {

@@ -15,17 +15,12 @@ export function metricsRoutes(
   tokenVerifier: TokenVerifier,
   limits?: AuthLimits,
 ): Router {
-  const router = new Router();
-  router.get(
-    '/metrics',
-    authorize(tokenVerifier, OPERATION_SCOPES.readMetrics, limits),
-    async function getMetrics(ctx) {
-      const { text, type } = await metrics.exposition().catch((error: unknown) => {
-        throw error instanceof InstanceMetricsUnavailable ? problem('metrics-unavailable') : error;
-      });
-      ctx.body = text;
-      ctx.type = type;
-    },
-  );
-  return router;
+  const scope = authorize(tokenVerifier, OPERATION_SCOPES.readMetrics, limits);
+  return new Router().get('/metrics', scope, async function getMetrics(ctx) {
+    const { text, type } = await metrics.exposition().catch((error: unknown) => {
+      throw error instanceof InstanceMetricsUnavailable ? problem('metrics-unavailable') : error;
+    });
+    ctx.body = text;
+    ctx.type = type;
+  });
 }

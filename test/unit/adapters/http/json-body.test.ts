@@ -2,7 +2,8 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse } from 'lossless-json';
 import { HttpProblem } from '../../../../src/adapters/http/http-problem.js';
-import { exactInteger, parseJsonObject } from '../../../../src/adapters/http/json-body.js';
+import { exactInteger } from '../../../../src/adapters/exact-json.js';
+import { parseJsonObject } from '../../../../src/adapters/http/json-body.js';
 
 describe('exactInteger', () => {
   const integers: [string, bigint][] = [
