@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { expect } from 'chai';
-import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
-import type { OpenedStorage } from '../../../../../src/adapters/limits/limiter-store.js';
-import { rejection } from '../../../../support/rejection.js';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+import type { OpenedStorage } from '../../../src/adapters/limits/limiter-store.js';
+import { rejection } from '../../support/rejection.js';
 
 describe('a snapshot of the embedded store (lmdb)', () => {
   let directory: string;

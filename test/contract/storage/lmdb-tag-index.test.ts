@@ -2,24 +2,24 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
-import { DATA_FILE } from '../../../../../src/adapters/storage/lmdb/lmdb-data-file.js';
+import { DATA_FILE } from '../../../src/adapters/storage/lmdb/lmdb-data-file.js';
 import {
   openEnvironment,
   TAG_INDEX_FROM,
-} from '../../../../../src/adapters/storage/lmdb/lmdb-environment.js';
-import { checkIntegrity } from '../../../../../src/adapters/storage/lmdb/lmdb-integrity.js';
-import { plantKey, tenantPrefix } from '../../../../../src/adapters/storage/lmdb/lmdb-keys.js';
+} from '../../../src/adapters/storage/lmdb/lmdb-environment.js';
+import { checkIntegrity } from '../../../src/adapters/storage/lmdb/lmdb-integrity.js';
+import { plantKey, tenantPrefix } from '../../../src/adapters/storage/lmdb/lmdb-keys.js';
 import {
   buildTagIndex,
   LmdbPlantStore,
-} from '../../../../../src/adapters/storage/lmdb/lmdb-plant-store.js';
-import { LmdbWriter } from '../../../../../src/adapters/storage/lmdb/lmdb-writer.js';
-import { openLmdbStorage } from '../../../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
-import type { StoredPlant } from '../../../../../src/domain/plant.js';
-import type { Logger } from '../../../../../src/ports/logger.js';
+} from '../../../src/adapters/storage/lmdb/lmdb-plant-store.js';
+import { LmdbWriter } from '../../../src/adapters/storage/lmdb/lmdb-writer.js';
+import { openLmdbStorage } from '../../../src/adapters/storage/lmdb/open-lmdb-storage.js';
+import type { StoredPlant } from '../../../src/domain/plant.js';
+import type { Logger } from '../../../src/ports/logger.js';
 // After the store's modules, which point lmdb at the rebuilt addon before it loads.
 import { open } from 'lmdb';
-import { rejection } from '../../../../support/rejection.js';
+import { rejection } from '../../support/rejection.js';
 
 /** Plants 1..count of a tenant: every third a fern, every third an aroid, the rest untagged. */
 const plants = (count: number): StoredPlant[] =>
