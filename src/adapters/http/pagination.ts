@@ -11,6 +11,41 @@ function single(name: string, value: string | string[] | undefined): string | un
   return value;
 }
 
+// A name or value with `%` or `+` is decoded exactly as URLSearchParams (and so Koa's ctx.query) would.
+const decoded = (text: string): string =>
+  text.includes('%') || text.includes('+') ? new URLSearchParams(`v=${text}`).get('v')! : text;
+
+export type QueryValue = string | string[] | undefined;
+type PageParams = { limit: QueryValue; cursor: QueryValue; tags: QueryValue };
+
+/**
+ * The `limit`, `cursor` and `tags` parameters as Koa's `ctx.query` has them (URLSearchParams
+ * rules: absent, one string, or every value when given more than once), in one pass over the
+ * query string. perf: `ctx.query` (an object of every parameter) cost a GET 15% per CPU-second
+ * (`npm run bench -- --baseline`, 2026-11-28: 0.85x against this).
+ */
+export function pageParams(querystring: string): PageParams {
+  const found: PageParams = { limit: undefined, cursor: undefined, tags: undefined };
+  if (querystring === '') return found;
+  let start = 0;
+  while (start <= querystring.length) {
+    let end = querystring.indexOf('&', start);
+    if (end === -1) end = querystring.length;
+    if (end > start) {
+      const equals = querystring.indexOf('=', start);
+      const keyEnd = equals === -1 || equals > end ? end : equals;
+      const key = decoded(querystring.slice(start, keyEnd));
+      if (key === 'limit' || key === 'cursor' || key === 'tags') {
+        const value = keyEnd === end ? '' : decoded(querystring.slice(keyEnd + 1, end));
+        const before = found[key];
+        found[key] = before === undefined ? value : [before, value].flat();
+      }
+    }
+    start = end + 1;
+  }
+  return found;
+}
+
 /** `limit`: canonical decimal digits from 0 to 2147483647; clamping to 1000 is the core's rule. */
 export function parseLimit(value: string | string[] | undefined): number | undefined {
   const text = single('limit', value);

@@ -9,7 +9,7 @@ import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { authorize, type AuthLimits } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
 import { parseJsonObject, readBody, requireJson } from './json-body.js';
-import { nextLink, parseCursor, parseLimit } from './pagination.js';
+import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
 import { callerOf, mountPrefix } from './request-state.js';
 
 /** A Plant as JSON, whitelisting name and tag (never the id). */
@@ -53,7 +53,7 @@ export function plantRoutes(
   });
 
   router.get('/plants', authorized('listPlants'), async function listPlants(ctx) {
-    const { limit, cursor, tags } = ctx.query;
+    const { limit, cursor, tags } = pageParams(ctx.querystring);
     const query = {
       limit: parseLimit(limit),
       after: parseCursor(cursor),
