@@ -3,9 +3,8 @@ import { requireScope, type Caller, type Scope } from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { KeyedLimiter } from '../limits/keyed-limiter.js';
 import { clientKey } from './client-key.js';
-import { problem } from './error-catalogue.js';
+import { HttpProblem, problem } from './error-catalogue.js';
 import { countRawHeaders } from './raw-headers.js';
-import { HttpProblem } from './http-problem.js';
 import { requestState } from './request-state.js';
 
 /** Checks a caller against the tenant's budget; `spend` false checks without using it up. */

@@ -1,8 +1,28 @@
 import type { PlantError, PlantErrorCode } from '../../domain/errors.js';
-import { HttpProblem } from './http-problem.js';
 
 /** The largest request body, in bytes after decoding any Content-Encoding; larger is 413 (`body-too-large`). */
 export const BODY_LIMIT_BYTES = 65536;
+
+/**
+ * A refusal: status, stable code, safe message, extra headers. Made only by `problem()` below;
+ * answered by Koa's side (error handler, readiness) and node:http's (server/client-error.ts).
+ */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'HttpProblem';
+  }
+
+  /** The contract's Error body, `{error, message}`, with what a route adds (readiness's `failing`). */
+  body(extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...extra };
+  }
+}
 
 /** The operations behind a token. */
 const EVERY = ['createPlant', 'listPlants', 'getPlant', 'deletePlant', 'getMetrics'] as const;
@@ -12,31 +32,27 @@ const ANY = [...EVERY, 'getHealth', 'getReadiness'] as const;
 export type OperationId = (typeof ANY)[number];
 const REALM = 'Bearer realm="plant-store"';
 
-/** One refusal the service can answer; `D` is what the thrower supplies (none for a fixed message). */
+/**
+ * One refusal; `D` is what the thrower supplies. `when` is the docs' and the OpenAPI's line; a
+ * header's `rule` is as the docs write it (`<...>` varies), `value` makes it when it varies;
+ * `example`, the OpenAPI's body message, is by default the message without details; `on`: the
+ * operations that can answer it, none for refusals before routing.
+ */
 interface CatalogueEntry<D> {
   readonly status: number;
-  /** Stable; its first three digits are the status. */
   readonly code: number;
-  /** One line saying when the service answers this: the docs table and the OpenAPI cite it. */
   readonly when: string;
-  /** The safe message the body carries. */
   readonly message: (detail: D) => string;
-  /** The one header the answer adds: `rule` as the docs write it (`<...>` varies), `value` if it varies. */
   readonly header?: {
     readonly name: 'WWW-Authenticate' | 'Allow' | 'Retry-After';
     readonly rule: string;
     readonly value?: (detail: D) => string;
   };
-  /** A real body message with sample details: the OpenAPI document's example of this code. */
   readonly example: string;
-  /** The operations that can answer it; none for refusals before routing. */
   readonly on: readonly OperationId[];
 }
 
-/**
- * A row; its status is its code's first three digits; by default its example is the message
- * without details, and no operation answers it.
- */
+/** A row; its status is its code's first three digits. */
 const entry = <D = undefined>({
   example,
   on = [],

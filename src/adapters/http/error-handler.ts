@@ -1,8 +1,7 @@
 import type { Middleware } from 'koa';
 import { isPlantError } from '../../domain/errors.js';
 import type { Logger } from '../../ports/logger.js';
-import { domainProblem, problem } from './error-catalogue.js';
-import { HttpProblem } from './http-problem.js';
+import { domainProblem, HttpProblem, problem } from './error-catalogue.js';
 import { requestLog } from './request-observer.js';
 import { requestState } from './request-state.js';
 

@@ -1,8 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { responseInProgress, stopParsing } from './node-internals.js';
-import { problem } from '../error-catalogue.js';
-import type { HttpProblem } from '../http-problem.js';
+import { problem, type HttpProblem } from '../error-catalogue.js';
 
 /** A refusal's status, headers (closing the connection) and Error body. */
 function refusal(refused: HttpProblem): [number, Record<string, string>, string] {
