@@ -2,7 +2,6 @@ import Koa from 'koa';
 import type { Logger } from '../../ports/logger.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { AuthFailureBudget, tenantRateLimit } from './bearer-auth.js';
 import { corsFor } from './cors.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { problem } from './error-catalogue.js';
@@ -63,13 +62,17 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const { limiterStore, docs = true, metrics, trustProxy: trust, corsOrigins } = options;
   const app = new Koa();
   const limiter = (name: string, points: number) =>
-    new KeyedLimiter({ name, points, store: limiterStore, watch: limiterWatch(logger, metrics) });
+    points > 0
+      ? new KeyedLimiter({
+          name,
+          points,
+          store: limiterStore,
+          watch: limiterWatch(logger, metrics),
+        })
+      : undefined;
   const limits = {
-    admit: rateLimit > 0 ? tenantRateLimit(limiter('tenant', rateLimit)) : undefined,
-    failures:
-      authFailureLimit > 0
-        ? new AuthFailureBudget(limiter('auth_failures', authFailureLimit))
-        : undefined,
+    tenants: limiter('tenant', rateLimit),
+    failures: limiter('auth_failures', authFailureLimit),
   };
   const routers = [plantRoutes(plants, tokenVerifier, limits), openRoutes(readiness)];
   if (docs) routers.push(docsRoutes());

@@ -48,35 +48,21 @@ interface CatalogueEntry<D> {
     readonly rule: string;
     readonly value?: (detail: D) => string;
   };
-  readonly example: string;
-  readonly on: readonly OperationId[];
+  readonly example?: string;
+  readonly on?: readonly OperationId[];
 }
 
 /** A row; its status is its code's first three digits. */
-const entry = <D = undefined>({
-  example,
-  on = [],
-  ...row
-}: Omit<CatalogueEntry<D>, 'status' | 'example' | 'on'> & {
-  example?: string;
-  on?: readonly OperationId[];
-}): CatalogueEntry<D> => ({
+const entry = <D = undefined>(row: Omit<CatalogueEntry<D>, 'status'>): CatalogueEntry<D> => ({
   status: Math.floor(row.code / 100),
   ...row,
-  example: example ?? row.message(undefined as D),
-  on,
 });
 /** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
 type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
 const fromError = ({ message }: DomainDetail): string => message;
 const retryAfterOne = { name: 'Retry-After', rule: '1' } as const;
 
-/**
- * Every error the service answers, by name. To add one: a row here, the same row in docs/errors.md,
- * `problem('<name>', ...)` where it is raised (a PlantErrorCode's row, named as the code, is what
- * DOMAIN_ROWS below demands), and its name in packages/client/src/errors.ts (ERROR_CODES). The
- * OpenAPI document picks it up; tests check that the docs, the document and the client list it.
- */
+/** Every error the service answers, by name (docs/errors.md: how to add one). */
 export const ERROR_CATALOGUE = {
   'not-http': entry({
     code: 40000,
@@ -151,9 +137,7 @@ export const ERROR_CATALOGUE = {
     example: 'this operation needs the scope plants:write',
     on: EVERY,
   }),
-  // 403, not 409: clients that retry a create read 409 as "already stored" and would lose the plant;
-  // 403 says "understood, not allowed", retrying does not help, and no WWW-Authenticate asks for
-  // other credentials. Not 429 either: waiting does not help, deleting plants does.
+  // 403, not 409 (read as "already stored") nor 429 (waiting does not help): docs/errors.md.
   'plant-quota-reached': entry({
     code: 40302,
     when: 'the tenant holds as many plants as its quota allows (PLANT_STORE_MAX_PLANTS_PER_TENANT); nothing was stored; delete plants first',
@@ -267,8 +251,7 @@ export const ERROR_CATALOGUE = {
     example: 'storage is unavailable',
     on: EVERY,
   }),
-  // 503 like an outage, since reads still work and writes come back once an operator frees space;
-  // a code of its own, since retrying within seconds rarely helps.
+  // 503 like an outage, a code of its own since retrying within seconds rarely helps (docs/errors.md).
   'storage-refuses-writes': entry({
     code: 50303,
     when: 'the store takes no writes now: Redis out of memory (maxmemory) or unable to persist (MISCONF), MongoDB out of disk or read-only, or the memory store near its heap limit; nothing was written, and /readyz answers the same',
@@ -306,8 +289,13 @@ export type ErrorName = keyof typeof ERROR_CATALOGUE;
 type DetailOf<N extends ErrorName> = Parameters<(typeof ERROR_CATALOGUE)[N]['message']>[0];
 
 /** The catalogue as rows, by ascending code, for the docs and the OpenAPI document. */
-export const ERROR_ROWS = Object.entries(ERROR_CATALOGUE)
-  .map(([name, row]) => ({ ...(row as CatalogueEntry<never>), name: name as ErrorName }))
+export const ERROR_ROWS = (Object.entries(ERROR_CATALOGUE) as [ErrorName, CatalogueEntry<never>][])
+  .map(([name, row]) => ({
+    ...row,
+    name,
+    example: row.example ?? row.message(undefined as never),
+    on: row.on ?? [],
+  }))
   .sort((a, b) => a.code - b.code);
 
 function refusal<D>(row: CatalogueEntry<D>, detail: D): HttpProblem {

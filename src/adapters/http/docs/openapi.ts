@@ -106,7 +106,7 @@ const notReadyExamples = Object.fromEntries(
       ['shutting-down', 'SIGTERM: the service is shutting down', []],
     ] as const
   ).map(([name, summary, failing]) => {
-    const { code, example } = ERROR_CATALOGUE[name];
+    const { code, example } = ERROR_ROWS.find((row) => row.name === name)!;
     return [code, { summary, value: { error: code, message: example, failing } }];
   }),
 );
