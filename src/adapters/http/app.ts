@@ -1,5 +1,4 @@
 import Koa from 'koa';
-import type { Logger } from '../../ports/logger.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { corsFor } from './cors.js';
@@ -9,7 +8,6 @@ import { errorHandler } from './error-handler.js';
 import { plantRoutes } from './plant-routes.js';
 import { KeyedLimiter, type LimiterWatch } from '../limits/keyed-limiter.js';
 import type { LimiterStore } from '../limits/limiter-store.js';
-import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { metricsRoutes } from './operations/metrics-route.js';
 import { openRoutes } from './operations/open-routes.js';
 import type { ReadinessCheck } from './operations/readiness.js';
@@ -39,9 +37,14 @@ export interface HttpAppOptions extends ObserverOptions {
   corsOrigins?: '*' | readonly string[] | undefined;
 }
 
-/** One log line when a limit's store stops answering and one when it answers again; a count of each decision made meanwhile. */
-function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): LimiterWatch {
-  return {
+/** The Koa application of the whole contract; mount it with `app.callback()`. */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { plants, tokenVerifier, readiness, logger, rateLimit = 0, authFailureLimit = 0 } = options;
+  const { limiterStore, docs = true, metrics, trustProxy: trust, corsOrigins } = options;
+  const app = new Koa();
+  // A log line when a limit's store stops answering and when it answers again; a count of each
+  // decision made meanwhile.
+  const watch: LimiterWatch = {
     fallback(limit, first) {
       metrics?.limiterFallbacks.inc({ limit });
       if (first)
@@ -50,26 +53,11 @@ function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): Limi
           'the limiter store does not answer; limiting in this process meanwhile',
         );
     },
-    recovered(limit) {
-      logger.info({ limit }, 'the limiter store answers again; limits are shared again');
-    },
+    recovered: (limit) =>
+      logger.info({ limit }, 'the limiter store answers again; limits are shared again'),
   };
-}
-
-/** The Koa application of the whole contract; mount it with `app.callback()`. */
-export function createHttpApp(options: HttpAppOptions): HttpApp {
-  const { plants, tokenVerifier, readiness, logger, rateLimit = 0, authFailureLimit = 0 } = options;
-  const { limiterStore, docs = true, metrics, trustProxy: trust, corsOrigins } = options;
-  const app = new Koa();
   const limiter = (name: string, points: number) =>
-    points > 0
-      ? new KeyedLimiter({
-          name,
-          points,
-          store: limiterStore,
-          watch: limiterWatch(logger, metrics),
-        })
-      : undefined;
+    points > 0 ? new KeyedLimiter({ name, points, store: limiterStore, watch }) : undefined;
   const limits = {
     tenants: limiter('tenant', rateLimit),
     failures: limiter('auth_failures', authFailureLimit),

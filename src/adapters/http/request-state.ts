@@ -12,8 +12,7 @@ export interface RequestState {
   log?: Logger; // the request's logger (its lines carry the id), made on first use
 }
 
-/** The key of the library's per-request state on `ctx.state`. */
-export const REQUEST_STATE = Symbol('plant-store request');
+const REQUEST_STATE = Symbol('plant-store request');
 
 /** The library's state of this request (the request observer creates it first). */
 export function requestState(ctx: { state: unknown }): RequestState {

@@ -12,13 +12,9 @@ export function openRoutes(checks: readonly ReadinessCheck[]): Router {
   // from the host's code, never from a request.
   const documents = new Map<string, string>();
   router.get('/openapi.json', (ctx) => {
-    const prefix = mountPrefix(ctx.mountPath);
-    const servers = [{ url: prefix }];
-    let json = documents.get(prefix);
-    if (json === undefined) {
-      json = stringify(prefix === '' ? openApiDocument : { ...openApiDocument, servers }) ?? '{}';
-      documents.set(prefix, json);
-    }
+    const url = mountPrefix(ctx.mountPath) || '/';
+    const json = documents.get(url) ?? stringify({ ...openApiDocument, servers: [{ url }] })!;
+    documents.set(url, json);
     ctx.type = 'json';
     ctx.body = json;
   });
