@@ -1,4 +1,4 @@
-import type { PlantError, PlantErrorCode } from '../../domain/errors.js';
+import { isPlantError, type PlantError, type PlantErrorCode } from '../../domain/errors.js';
 
 /** The largest request body, in bytes after decoding any Content-Encoding; larger is 413 (`body-too-large`). */
 export const BODY_LIMIT_BYTES = 65536;
@@ -316,6 +316,18 @@ export function problem<N extends ErrorName>(
 const DOMAIN_ROWS: { readonly [C in PlantErrorCode]: CatalogueEntry<DomainDetail> } =
   ERROR_CATALOGUE;
 
-/** The contract's answer to a refusal of the core. */
-export const domainProblem = (error: PlantError): HttpProblem =>
-  refusal(DOMAIN_ROWS[error.code], error);
+/** Errors of raw-body reading a body (and of a host's inflation), by their status. */
+const BODY_READ_ERRORS: Readonly<Record<number, () => HttpProblem>> = {
+  400: () => problem('invalid-body'),
+  413: () => problem('body-too-large'),
+  415: () =>
+    problem('unsupported-media-type', 'Content-Encoding must be identity, gzip, deflate or br'),
+};
+
+/** The contract's answer to an error, or undefined for an unexpected one (a 500). */
+export function toProblem(error: unknown): HttpProblem | undefined {
+  if (error instanceof HttpProblem) return error;
+  if (isPlantError(error)) return refusal(DOMAIN_ROWS[error.code], error);
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? BODY_READ_ERRORS[status]?.() : undefined;
+}

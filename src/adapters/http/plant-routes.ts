@@ -41,8 +41,7 @@ export function plantRoutes(
   limits?: AuthLimits,
 ): Router {
   const router = new Router();
-  // Each operation first authorizes (bearer-auth.ts: the address's failed-authentication budget,
-  // the token, the tenant's rate limit, then the scope from the domain's table), before any body.
+  // Each operation authorizes (bearer-auth.ts, the scope from the domain's table) before any body.
   const authorized = (operation: keyof typeof OPERATION_SCOPES) =>
     authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
 
@@ -65,10 +64,7 @@ export function plantRoutes(
     // The path alone (under a mount, with its prefix): an absolute-form target
     // (`GET http://host/plants`) must not pick the host.
     const path = mountPrefix(ctx.mountPath) + ctx.path;
-    ctx.set(
-      'Link',
-      nextLink(path, { limit: limit as string | undefined, tags: query.tags }, page.next),
-    );
+    ctx.set('Link', nextLink(path, page.next, limit as string | undefined, query.tags));
   });
 
   router.get('/plants/:id', authorized('getPlant'), async function getPlant(ctx) {

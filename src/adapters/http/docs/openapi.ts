@@ -263,7 +263,7 @@ export const openApiDocument = {
                 description:
                   'RFC 8288 link to the next page (`rel="next"`), present when more plants may follow.',
                 schema: { type: 'string' },
-                example: nextLink('/plants', { limit: '2' }, LARGE_ID),
+                example: nextLink('/plants', LARGE_ID, '2'),
               },
             },
           ),

@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
-import { problem } from '../error-catalogue.js';
-import { toProblem } from '../error-handler.js';
+import { problem, toProblem } from '../error-catalogue.js';
 import { serverOf } from '../server/node-internals.js';
 
 /**
