@@ -1,6 +1,8 @@
 import Koa from 'koa';
+import { OPERATION_SCOPES } from '../../domain/caller.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
+import { authorize, type Authorize } from './bearer-auth.js';
 import { corsFor } from './cors.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { problem } from './error-catalogue.js';
@@ -62,9 +64,12 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
     tenants: limiter('tenant', rateLimit),
     failures: limiter('auth_failures', authFailureLimit),
   };
-  const routers = [plantRoutes(plants, tokenVerifier, limits), openRoutes(readiness)];
+  // Each operation authorizes first (bearer-auth.ts), with the scope of the domain's table.
+  const authorized: Authorize = (operation) =>
+    authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
+  const routers = [plantRoutes(plants, authorized), openRoutes(readiness)];
   if (docs) routers.push(docsRoutes());
-  if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
+  if (metrics?.route === true) routers.push(metricsRoutes(metrics, authorized));
 
   // The middleware in the order a request meets it. The client's address behind a trusted proxy,
   // for the per-address rules and the log:

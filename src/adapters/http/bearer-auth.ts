@@ -1,5 +1,10 @@
 import type { Context, Middleware } from 'koa';
-import { requireScope, type Caller, type Scope } from '../../domain/caller.js';
+import {
+  requireScope,
+  type Caller,
+  type OPERATION_SCOPES,
+  type Scope,
+} from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { KeyedLimiter } from '../limits/keyed-limiter.js';
 import { clientKey } from './client-key.js';
@@ -44,6 +49,9 @@ export interface AuthLimits {
   tenants?: KeyedLimiter | undefined;
   failures?: KeyedLimiter | undefined;
 }
+
+/** The authorization of an operation, by its name in the domain's table of scopes. */
+export type Authorize = (operation: keyof typeof OPERATION_SCOPES) => Middleware;
 
 /**
  * Authenticates the request and checks its scope before anything reads the body, in the
