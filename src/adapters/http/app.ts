@@ -10,8 +10,7 @@ import { errorHandler } from './error-handler.js';
 import { plantRoutes } from './plant-routes.js';
 import { KeyedLimiter, type LimiterWatch } from '../limits/keyed-limiter.js';
 import type { LimiterStore } from '../limits/limiter-store.js';
-import { metricsRoutes } from './operations/metrics-route.js';
-import { openRoutes } from './operations/open-routes.js';
+import { operationRoutes } from './operations/routes.js';
 import type { ReadinessCheck } from './operations/readiness.js';
 import { requestObserver, type ObserverOptions } from './request-observer.js';
 import { trustProxy, type TrustProxy } from './trusted-proxy.js';
@@ -67,9 +66,11 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // Each operation authorizes first (bearer-auth.ts), with the scope of the domain's table.
   const authorized: Authorize = (operation) =>
     authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
-  const routers = [plantRoutes(plants, authorized), openRoutes(readiness)];
+  const routers = [
+    plantRoutes(plants, authorized),
+    operationRoutes(readiness, metrics, authorized),
+  ];
   if (docs) routers.push(docsRoutes());
-  if (metrics?.route === true) routers.push(metricsRoutes(metrics, authorized));
 
   // The middleware in the order a request meets it. The client's address behind a trusted proxy,
   // for the per-address rules and the log:
