@@ -57,18 +57,15 @@ export type Authorize = (operation: keyof typeof OPERATION_SCOPES) => Middleware
  * Authenticates the request and checks its scope before anything reads the body, in the
  * contract's order: the address's failure budget, the token, the tenant's rate limit, the scope.
  */
-export function authorize(
-  tokenVerifier: TokenVerifier,
-  scope: Scope,
-  { tenants, failures }: AuthLimits = {},
-): Middleware {
+export function authorize(verifier: TokenVerifier, scope: Scope, limits: AuthLimits): Middleware {
+  const { tenants, failures } = limits;
   return async (ctx, next) => {
     // ctx.ip: the peer's address, or the client's behind a trusted proxy (trusted-proxy.ts).
     if (failures !== undefined) tooManyFailures(failures.refusedFor(clientKey(ctx.ip)));
     let caller: Caller | undefined;
     try {
       const token = bearerToken(ctx);
-      caller = tokenVerifier.verifyNow?.(token) ?? (await tokenVerifier.verify(token));
+      caller = verifier.verifyNow?.(token) ?? (await verifier.verify(token));
       if (caller === undefined) throw problem('invalid-token');
     } catch (error) {
       // Malformed, missing or invalid credentials count against the address; a store outage is
