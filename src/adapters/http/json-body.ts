@@ -39,19 +39,6 @@ export const requireJson: Middleware = async (ctx, next) => {
   await next();
 };
 
-/**
- * The raw body bytes, for one exact parse (no integer passes through JSON.parse's doubles). A body
- * without a content coding goes straight to raw-body, held to the limit by its Content-Length too;
- * an encoded one is held to the limit both as received and as decoded.
- */
-export function readBody(req: IncomingMessage): Promise<Buffer> {
-  // Content codings are case-insensitive (RFC 9110, 8.4.1).
-  const coding = req.headers['content-encoding']?.trim().toLowerCase();
-  return coding !== undefined && coding !== 'identity'
-    ? readEncodedBody(req, coding)
-    : getRawBody(req, { limit: BODY_LIMIT_BYTES, length: req.headers['content-length'] ?? null });
-}
-
 // createUnzip tells gzip from zlib-wrapped deflate by the header, as koa-bodyparser's decoder did.
 const DECODERS: Readonly<Record<string, () => Transform>> = {
   gzip: createUnzip,
@@ -60,11 +47,16 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
 };
 
 /**
- * Reads and decodes a body sent with a content coding, holding both the bytes received and the
- * bytes decoded to the limit: many empty gzip members decode to nothing, yet cost reading and
- * inflating, so the received bytes are counted before inflation and refused at the limit.
+ * The raw body bytes, for one exact parse (no integer passes through JSON.parse's doubles), held to
+ * the limit by raw-body (and by its Content-Length); an encoded one both as received and as
+ * decoded: many empty gzip members decode to nothing, yet cost reading and inflating.
  */
-async function readEncodedBody(req: IncomingMessage, coding: string): Promise<Buffer> {
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const length = req.headers['content-length'];
+  // Content codings are case-insensitive (RFC 9110, 8.4.1).
+  const coding = req.headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+  if (coding === 'identity')
+    return getRawBody(req, { limit: BODY_LIMIT_BYTES, length: length ?? null });
   const createDecoder = DECODERS[coding];
   if (createDecoder === undefined) {
     throw problem(
@@ -72,8 +64,7 @@ async function readEncodedBody(req: IncomingMessage, coding: string): Promise<Bu
       'Content-Encoding must be identity, gzip, deflate or br',
     );
   }
-  if (Number(req.headers['content-length'] ?? 0) > BODY_LIMIT_BYTES)
-    throw problem('body-too-large');
+  if (Number(length ?? 0) > BODY_LIMIT_BYTES) throw problem('body-too-large');
   const decoder = createDecoder();
   // Errors after raw-body has given up (the rest of a refused body, a stream cut short) reach no
   // one else: unhandled, they would end the process.
