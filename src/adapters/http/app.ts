@@ -1,8 +1,8 @@
 import Koa from 'koa';
-import type { Logger } from '../../ports/logger.js';
+import { OPERATION_SCOPES } from '../../domain/caller.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { AuthFailureBudget, tenantRateLimit } from './bearer-auth.js';
+import { authorize, type Authorize } from './bearer-auth.js';
 import { corsFor } from './cors.js';
 import { docsRoutes } from './docs/docs-routes.js';
 import { problem } from './error-catalogue.js';
@@ -10,9 +10,7 @@ import { errorHandler } from './error-handler.js';
 import { plantRoutes } from './plant-routes.js';
 import { KeyedLimiter, type LimiterWatch } from '../limits/keyed-limiter.js';
 import type { LimiterStore } from '../limits/limiter-store.js';
-import type { ServiceMetrics } from '../telemetry/service-metrics.js';
-import { metricsRoutes } from './operations/metrics-route.js';
-import { openRoutes } from './operations/open-routes.js';
+import { operationRoutes } from './operations/routes.js';
 import type { ReadinessCheck } from './operations/readiness.js';
 import { requestObserver, type ObserverOptions } from './request-observer.js';
 import { trustProxy, type TrustProxy } from './trusted-proxy.js';
@@ -40,9 +38,14 @@ export interface HttpAppOptions extends ObserverOptions {
   corsOrigins?: '*' | readonly string[] | undefined;
 }
 
-/** One log line when a limit's store stops answering and one when it answers again; a count of each decision made meanwhile. */
-function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): LimiterWatch {
-  return {
+/** The Koa application of the whole contract; mount it with `app.callback()`. */
+export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const { plants, tokenVerifier, readiness, logger, rateLimit = 0, authFailureLimit = 0 } = options;
+  const { limiterStore, docs = true, metrics, trustProxy: trust, corsOrigins } = options;
+  const app = new Koa();
+  // A log line when a limit's store stops answering and when it answers again; a count of each
+  // decision made meanwhile.
+  const watch: LimiterWatch = {
     fallback(limit, first) {
       metrics?.limiterFallbacks.inc({ limit });
       if (first)
@@ -51,29 +54,23 @@ function limiterWatch(logger: Logger, metrics: ServiceMetrics | undefined): Limi
           'the limiter store does not answer; limiting in this process meanwhile',
         );
     },
-    recovered(limit) {
-      logger.info({ limit }, 'the limiter store answers again; limits are shared again');
-    },
+    recovered: (limit) =>
+      logger.info({ limit }, 'the limiter store answers again; limits are shared again'),
   };
-}
-
-/** The Koa application of the whole contract; mount it with `app.callback()`. */
-export function createHttpApp(options: HttpAppOptions): HttpApp {
-  const { plants, tokenVerifier, readiness, logger, rateLimit = 0, authFailureLimit = 0 } = options;
-  const { limiterStore, docs = true, metrics, trustProxy: trust, corsOrigins } = options;
-  const app = new Koa();
   const limiter = (name: string, points: number) =>
-    new KeyedLimiter({ name, points, store: limiterStore, watch: limiterWatch(logger, metrics) });
+    points > 0 ? new KeyedLimiter({ name, points, store: limiterStore, watch }) : undefined;
   const limits = {
-    admit: rateLimit > 0 ? tenantRateLimit(limiter('tenant', rateLimit)) : undefined,
-    failures:
-      authFailureLimit > 0
-        ? new AuthFailureBudget(limiter('auth_failures', authFailureLimit))
-        : undefined,
+    tenants: limiter('tenant', rateLimit),
+    failures: limiter('auth_failures', authFailureLimit),
   };
-  const routers = [plantRoutes(plants, tokenVerifier, limits), openRoutes(readiness)];
+  // Each operation authorizes first (bearer-auth.ts), with the scope of the domain's table.
+  const authorized: Authorize = (operation) =>
+    authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
+  const routers = [
+    plantRoutes(plants, authorized),
+    operationRoutes(readiness, metrics, authorized),
+  ];
   if (docs) routers.push(docsRoutes());
-  if (metrics?.route === true) routers.push(metricsRoutes(metrics, tokenVerifier, limits));
 
   // The middleware in the order a request meets it. The client's address behind a trusted proxy,
   // for the per-address rules and the log:

@@ -1,49 +1,18 @@
 import type { Context, Middleware } from 'koa';
-import { requireScope, type Caller, type Scope } from '../../domain/caller.js';
+import {
+  requireScope,
+  type Caller,
+  type OPERATION_SCOPES,
+  type Scope,
+} from '../../domain/caller.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import type { KeyedLimiter } from '../limits/keyed-limiter.js';
 import { clientKey } from './client-key.js';
-import { problem } from './error-catalogue.js';
+import { HttpProblem, problem } from './error-catalogue.js';
 import { countRawHeaders } from './raw-headers.js';
-import { HttpProblem } from './http-problem.js';
 import { requestState } from './request-state.js';
 
-/** Checks a caller against the tenant's budget; `spend` false checks without using it up. */
-export type Admit = (caller: Caller, spend: boolean) => Promise<void>;
-
-/**
- * The tenant's requests a second, counted by `limiter`: a check that rejects with the contract's
- * 429 when none are left, spending only when asked (a request refused for its scope costs nothing).
- */
-export function tenantRateLimit(limiter: KeyedLimiter): Admit {
-  const perSecond = limiter.points;
-  const admitted = (ms: number): void => {
-    if (ms > 0) throw problem('rate-limited', { perSecond, wait: Math.ceil(ms / 1000) });
-  };
-  return (caller, spend) =>
-    (spend ? limiter.consume(caller.tenant) : limiter.peek(caller.tenant)).then(admitted);
-}
-
-/**
- * Authentication failures (400 40005, 401) per client address, counted by `limiter`. Only failures
- * cost a round trip; an address that used up its budget is refused by this process alone (429
- * 42902, before its token is looked at), so a flood of made-up tokens costs no lookups or checks.
- */
-export class AuthFailureBudget {
-  constructor(private readonly limiter: KeyedLimiter) {}
-
-  /** Throws the contract's 429 when this process knows the address used up its failures. */
-  check(address: string | undefined): void {
-    refuseFor(this.limiter.refusedFor(clientKey(address)));
-  }
-
-  /** Counts one failed authentication; rejects with the contract's 429 when it was one too many. */
-  async charge(address: string | undefined): Promise<void> {
-    refuseFor(await this.limiter.consume(clientKey(address)));
-  }
-}
-
-const refuseFor = (ms: number): void => {
+const tooManyFailures = (ms: number): void => {
   if (ms > 0) throw problem('too-many-auth-failures', Math.ceil(ms / 1000));
 };
 
@@ -70,40 +39,48 @@ function bearerToken(ctx: Context): string {
   return token;
 }
 
-/** What bounds callers besides their tokens: the tenant's requests, the address's failures. */
+/**
+ * What bounds callers besides their tokens: the tenant's requests a second, and authentication
+ * failures (400 40005, 401) per client address. Only failures cost a round trip; an address that
+ * used up its budget is refused by this process alone (429 42902, before its token is looked at),
+ * so a flood of made-up tokens costs no lookups or checks.
+ */
 export interface AuthLimits {
-  admit?: Admit | undefined;
-  failures?: AuthFailureBudget | undefined;
+  tenants?: KeyedLimiter | undefined;
+  failures?: KeyedLimiter | undefined;
 }
+
+/** The authorization of an operation, by its name in the domain's table of scopes. */
+export type Authorize = (operation: keyof typeof OPERATION_SCOPES) => Middleware;
 
 /**
  * Authenticates the request and checks its scope before anything reads the body, in the
  * contract's order: the address's failure budget, the token, the tenant's rate limit, the scope.
  */
-export function authorize(
-  tokenVerifier: TokenVerifier,
-  scope: Scope,
-  { admit, failures }: AuthLimits = {},
-): Middleware {
+export function authorize(verifier: TokenVerifier, scope: Scope, limits: AuthLimits): Middleware {
+  const { tenants, failures } = limits;
   return async (ctx, next) => {
-    // The peer's address, or the client's behind a trusted proxy (trusted-proxy.ts).
-    const address = ctx.ip;
-    failures?.check(address);
+    // ctx.ip: the peer's address, or the client's behind a trusted proxy (trusted-proxy.ts).
+    if (failures !== undefined) tooManyFailures(failures.refusedFor(clientKey(ctx.ip)));
     let caller: Caller | undefined;
     try {
       const token = bearerToken(ctx);
-      caller = tokenVerifier.verifyNow?.(token) ?? (await tokenVerifier.verify(token));
+      caller = verifier.verifyNow?.(token) ?? (await verifier.verify(token));
       if (caller === undefined) throw problem('invalid-token');
     } catch (error) {
       // Malformed, missing or invalid credentials count against the address; a store outage is
       // not the client's. The failure that uses up the budget is answered 429 42902.
       if (failures !== undefined && error instanceof HttpProblem && error.status < 500) {
-        await failures.charge(address);
+        tooManyFailures(await failures.consume(clientKey(ctx.ip)));
       }
       throw error;
     }
-    // The tenant's limit first: a tenant over it is refused 429 whatever its scope.
-    await admit?.(caller, caller.scopes.includes(scope));
+    // The tenant's limit first, whatever its scope; a request refused for its scope spends nothing.
+    if (tenants !== undefined) {
+      const ms = await tenants[caller.scopes.includes(scope) ? 'consume' : 'peek'](caller.tenant);
+      if (ms > 0)
+        throw problem('rate-limited', { perSecond: tenants.points, wait: Math.ceil(ms / 1000) });
+    }
     requireScope(caller, scope);
     requestState(ctx).caller = caller;
     await next();

@@ -1,8 +1,28 @@
-import type { PlantError, PlantErrorCode } from '../../domain/errors.js';
-import { HttpProblem } from './http-problem.js';
+import { isPlantError, type PlantError, type PlantErrorCode } from '../../domain/errors.js';
 
 /** The largest request body, in bytes after decoding any Content-Encoding; larger is 413 (`body-too-large`). */
 export const BODY_LIMIT_BYTES = 65536;
+
+/**
+ * A refusal: status, stable code, safe message, extra headers. Made only by `problem()` below;
+ * answered by Koa's side (error handler, readiness) and node:http's (server/client-error.ts).
+ */
+export class HttpProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'HttpProblem';
+  }
+
+  /** The contract's Error body, `{error, message}`, with what a route adds (readiness's `failing`). */
+  body(extra?: Readonly<Record<string, unknown>>): Record<string, unknown> {
+    return { error: this.code, message: this.message, ...extra };
+  }
+}
 
 /** The operations behind a token. */
 const EVERY = ['createPlant', 'listPlants', 'getPlant', 'deletePlant', 'getMetrics'] as const;
@@ -12,55 +32,37 @@ const ANY = [...EVERY, 'getHealth', 'getReadiness'] as const;
 export type OperationId = (typeof ANY)[number];
 const REALM = 'Bearer realm="plant-store"';
 
-/** One refusal the service can answer; `D` is what the thrower supplies (none for a fixed message). */
+/**
+ * One refusal; `D` is what the thrower supplies. `when` is the docs' and the OpenAPI's line; a
+ * header's `rule` is as the docs write it (`<...>` varies), `value` makes it when it varies;
+ * `example`, the OpenAPI's body message, is by default the message without details; `on`: the
+ * operations that can answer it, none for refusals before routing.
+ */
 interface CatalogueEntry<D> {
   readonly status: number;
-  /** Stable; its first three digits are the status. */
   readonly code: number;
-  /** One line saying when the service answers this: the docs table and the OpenAPI cite it. */
   readonly when: string;
-  /** The safe message the body carries. */
   readonly message: (detail: D) => string;
-  /** The one header the answer adds: `rule` as the docs write it (`<...>` varies), `value` if it varies. */
   readonly header?: {
     readonly name: 'WWW-Authenticate' | 'Allow' | 'Retry-After';
     readonly rule: string;
     readonly value?: (detail: D) => string;
   };
-  /** A real body message with sample details: the OpenAPI document's example of this code. */
-  readonly example: string;
-  /** The operations that can answer it; none for refusals before routing. */
-  readonly on: readonly OperationId[];
+  readonly example?: string;
+  readonly on?: readonly OperationId[];
 }
 
-/**
- * A row; its status is its code's first three digits; by default its example is the message
- * without details, and no operation answers it.
- */
-const entry = <D = undefined>({
-  example,
-  on = [],
-  ...row
-}: Omit<CatalogueEntry<D>, 'status' | 'example' | 'on'> & {
-  example?: string;
-  on?: readonly OperationId[];
-}): CatalogueEntry<D> => ({
+/** A row; its status is its code's first three digits. */
+const entry = <D = undefined>(row: Omit<CatalogueEntry<D>, 'status'>): CatalogueEntry<D> => ({
   status: Math.floor(row.code / 100),
   ...row,
-  example: example ?? row.message(undefined as D),
-  on,
 });
 /** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
 type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
 const fromError = ({ message }: DomainDetail): string => message;
 const retryAfterOne = { name: 'Retry-After', rule: '1' } as const;
 
-/**
- * Every error the service answers, by name. To add one: a row here, the same row in docs/errors.md,
- * `problem('<name>', ...)` where it is raised (a PlantErrorCode's row, named as the code, is what
- * DOMAIN_ROWS below demands), and its name in packages/client/src/errors.ts (ERROR_CODES). The
- * OpenAPI document picks it up; tests check that the docs, the document and the client list it.
- */
+/** Every error the service answers, by name (docs/errors.md: how to add one). */
 export const ERROR_CATALOGUE = {
   'not-http': entry({
     code: 40000,
@@ -135,9 +137,7 @@ export const ERROR_CATALOGUE = {
     example: 'this operation needs the scope plants:write',
     on: EVERY,
   }),
-  // 403, not 409: clients that retry a create read 409 as "already stored" and would lose the plant;
-  // 403 says "understood, not allowed", retrying does not help, and no WWW-Authenticate asks for
-  // other credentials. Not 429 either: waiting does not help, deleting plants does.
+  // 403, not 409 (read as "already stored") nor 429 (waiting does not help): docs/errors.md.
   'plant-quota-reached': entry({
     code: 40302,
     when: 'the tenant holds as many plants as its quota allows (PLANT_STORE_MAX_PLANTS_PER_TENANT); nothing was stored; delete plants first',
@@ -251,8 +251,7 @@ export const ERROR_CATALOGUE = {
     example: 'storage is unavailable',
     on: EVERY,
   }),
-  // 503 like an outage, since reads still work and writes come back once an operator frees space;
-  // a code of its own, since retrying within seconds rarely helps.
+  // 503 like an outage, a code of its own since retrying within seconds rarely helps (docs/errors.md).
   'storage-refuses-writes': entry({
     code: 50303,
     when: 'the store takes no writes now: Redis out of memory (maxmemory) or unable to persist (MISCONF), MongoDB out of disk or read-only, or the memory store near its heap limit; nothing was written, and /readyz answers the same',
@@ -290,8 +289,13 @@ export type ErrorName = keyof typeof ERROR_CATALOGUE;
 type DetailOf<N extends ErrorName> = Parameters<(typeof ERROR_CATALOGUE)[N]['message']>[0];
 
 /** The catalogue as rows, by ascending code, for the docs and the OpenAPI document. */
-export const ERROR_ROWS = Object.entries(ERROR_CATALOGUE)
-  .map(([name, row]) => ({ ...(row as CatalogueEntry<never>), name: name as ErrorName }))
+export const ERROR_ROWS = (Object.entries(ERROR_CATALOGUE) as [ErrorName, CatalogueEntry<never>][])
+  .map(([name, row]) => ({
+    ...row,
+    name,
+    example: row.example ?? row.message(undefined as never),
+    on: row.on ?? [],
+  }))
   .sort((a, b) => a.code - b.code);
 
 function refusal<D>(row: CatalogueEntry<D>, detail: D): HttpProblem {
@@ -312,6 +316,18 @@ export function problem<N extends ErrorName>(
 const DOMAIN_ROWS: { readonly [C in PlantErrorCode]: CatalogueEntry<DomainDetail> } =
   ERROR_CATALOGUE;
 
-/** The contract's answer to a refusal of the core. */
-export const domainProblem = (error: PlantError): HttpProblem =>
-  refusal(DOMAIN_ROWS[error.code], error);
+/** Errors of raw-body reading a body (and of a host's inflation), by their status. */
+const BODY_READ_ERRORS: Readonly<Record<number, () => HttpProblem>> = {
+  400: () => problem('invalid-body'),
+  413: () => problem('body-too-large'),
+  415: () =>
+    problem('unsupported-media-type', 'Content-Encoding must be identity, gzip, deflate or br'),
+};
+
+/** The contract's answer to an error, or undefined for an unexpected one (a 500). */
+export function toProblem(error: unknown): HttpProblem | undefined {
+  if (error instanceof HttpProblem) return error;
+  if (isPlantError(error)) return refusal(DOMAIN_ROWS[error.code], error);
+  const status = (error as { status?: unknown } | null)?.status;
+  return typeof status === 'number' ? BODY_READ_ERRORS[status]?.() : undefined;
+}

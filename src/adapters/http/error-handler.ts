@@ -1,26 +1,8 @@
 import type { Middleware } from 'koa';
-import { isPlantError } from '../../domain/errors.js';
 import type { Logger } from '../../ports/logger.js';
-import { domainProblem, problem } from './error-catalogue.js';
-import { HttpProblem } from './http-problem.js';
+import { problem, toProblem } from './error-catalogue.js';
 import { requestLog } from './request-observer.js';
 import { requestState } from './request-state.js';
-
-/** Errors that Koa's body reading raises (raw-body, inflation), by their status. */
-const BODY_READ_ERRORS: Readonly<Record<number, () => HttpProblem>> = {
-  400: () => problem('invalid-body'),
-  413: () => problem('body-too-large'),
-  415: () =>
-    problem('unsupported-media-type', 'Content-Encoding must be identity, gzip, deflate or br'),
-};
-
-/** The contract's answer to an error, or undefined for an unexpected one (a 500). */
-export function toProblem(error: unknown): HttpProblem | undefined {
-  if (error instanceof HttpProblem) return error;
-  if (isPlantError(error)) return domainProblem(error);
-  const status = (error as { status?: unknown } | null)?.status;
-  return typeof status === 'number' ? BODY_READ_ERRORS[status]?.() : undefined;
-}
 
 /** Inside the observer and CORS: every failure leaves as the Error body; unknown ones as 500. */
 export function errorHandler(logger: Logger): Middleware {

@@ -1,10 +1,11 @@
 import type { IncomingMessage } from 'node:http';
+import type { Transform } from 'node:stream';
+import { createBrotliDecompress, createUnzip } from 'node:zlib';
 import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { printableText } from '../../domain/printable-text.js';
 import { parseExactJson } from '../exact-json.js';
 import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
-import { readEncodedBody } from './encoded-body.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -38,15 +39,59 @@ export const requireJson: Middleware = async (ctx, next) => {
   await next();
 };
 
+// createUnzip tells gzip from zlib-wrapped deflate by the header, as koa-bodyparser's decoder did.
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: createUnzip,
+  deflate: createUnzip,
+  br: createBrotliDecompress,
+};
+
 /**
- * The raw body bytes, for one exact parse (no integer passes through JSON.parse's doubles). A body
- * without a content coding goes straight to raw-body, held to the limit by its Content-Length too;
- * an encoded one is held to the limit both as received and as decoded.
+ * The raw body bytes, for one exact parse (no integer passes through JSON.parse's doubles), held to
+ * the limit by raw-body (and by its Content-Length); an encoded one both as received and as
+ * decoded: many empty gzip members decode to nothing, yet cost reading and inflating.
  */
-export function readBody(req: IncomingMessage): Promise<Buffer> {
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const length = req.headers['content-length'];
   // Content codings are case-insensitive (RFC 9110, 8.4.1).
-  const coding = req.headers['content-encoding']?.trim().toLowerCase();
-  return coding !== undefined && coding !== 'identity'
-    ? readEncodedBody(req, coding)
-    : getRawBody(req, { limit: BODY_LIMIT_BYTES, length: req.headers['content-length'] ?? null });
+  const coding = req.headers['content-encoding']?.trim().toLowerCase() ?? 'identity';
+  if (coding === 'identity')
+    return getRawBody(req, { limit: BODY_LIMIT_BYTES, length: length ?? null });
+  const createDecoder = DECODERS[coding];
+  if (createDecoder === undefined) {
+    throw problem(
+      'unsupported-media-type',
+      'Content-Encoding must be identity, gzip, deflate or br',
+    );
+  }
+  if (Number(length ?? 0) > BODY_LIMIT_BYTES) throw problem('body-too-large');
+  const decoder = createDecoder();
+  // Errors after raw-body has given up (the rest of a refused body, a stream cut short) reach no
+  // one else: unhandled, they would end the process.
+  decoder.on('error', () => {});
+  let received = 0;
+  const count = (chunk: Buffer) => {
+    received += chunk.length;
+    if (received > BODY_LIMIT_BYTES) stop(problem('body-too-large'));
+  };
+  // A client that goes away mid-body ends the decoding too, instead of leaving it waiting.
+  const aborted = () => stop(problem('invalid-body'));
+  const stop = (error?: Error) => {
+    req.unpipe(decoder);
+    req.pause();
+    req.off('data', count);
+    req.off('aborted', aborted);
+    decoder.destroy(error);
+  };
+  req.on('data', count);
+  req.once('aborted', aborted);
+  req.pipe(decoder);
+  try {
+    return await getRawBody(decoder, { limit: BODY_LIMIT_BYTES });
+  } catch (error) {
+    if ((error as { status?: unknown }).status !== undefined) throw error;
+    throw problem('invalid-body', 'request body does not decode with its Content-Encoding');
+  } finally {
+    stop();
+  }
 }

@@ -15,8 +15,7 @@ function single(name: string, value: string | string[] | undefined): string | un
 const decoded = (text: string): string =>
   text.includes('%') || text.includes('+') ? new URLSearchParams(`v=${text}`).get('v')! : text;
 
-export type QueryValue = string | string[] | undefined;
-type PageParams = { limit: QueryValue; cursor: QueryValue; tags: QueryValue };
+type PageParams = Record<'limit' | 'cursor' | 'tags', string | string[] | undefined>;
 
 /**
  * The `limit`, `cursor` and `tags` parameters as Koa's `ctx.query` has them (URLSearchParams
@@ -80,11 +79,7 @@ export function parseCursor(value: string | string[] | undefined): PlantId | und
 }
 
 /** The RFC 8288 Link header to the page after `next`, on the same path, with the same limit and tags. */
-export function nextLink(
-  path: string,
-  { limit, tags = [] }: { limit?: string | undefined; tags?: readonly string[] | undefined },
-  next: PlantId,
-): string {
+export function nextLink(path: string, next: PlantId, limit?: string, tags: string[] = []) {
   const query = new URLSearchParams(limit === undefined ? {} : { limit });
   for (const tag of tags) query.append('tags', tag);
   query.append('cursor', encodeCursor(next));

@@ -1,12 +1,10 @@
 import { Router } from '@koa/router';
 import type { Context } from 'koa';
 import { jsonString } from '../../domain/json-text.js';
-import { OPERATION_SCOPES } from '../../domain/caller.js';
 import { parsePlantId, type PlantId } from '../../domain/plant-id.js';
 import type { NewPlant, Plant } from '../../domain/plant.js';
 import type { PlantUseCases } from '../../ports/plant-use-cases.js';
-import type { TokenVerifier } from '../../ports/token-verifier.js';
-import { authorize, type AuthLimits } from './bearer-auth.js';
+import type { Authorize } from './bearer-auth.js';
 import { problem } from './error-catalogue.js';
 import { parseJsonObject, readBody, requireJson } from './json-body.js';
 import { nextLink, pageParams, parseCursor, parseLimit } from './pagination.js';
@@ -35,16 +33,8 @@ function idOf(ctx: Context & { params: Record<string, string | undefined> }): Pl
 }
 
 /** The interface's three operations and `GET /plants/{id}`, each step in the contract's order. */
-export function plantRoutes(
-  plants: PlantUseCases,
-  tokenVerifier: TokenVerifier,
-  limits?: AuthLimits,
-): Router {
+export function plantRoutes(plants: PlantUseCases, authorized: Authorize): Router {
   const router = new Router();
-  // Each operation first authorizes (bearer-auth.ts: the address's failed-authentication budget,
-  // the token, the tenant's rate limit, then the scope from the domain's table), before any body.
-  const authorized = (operation: keyof typeof OPERATION_SCOPES) =>
-    authorize(tokenVerifier, OPERATION_SCOPES[operation], limits);
 
   router.post('/plants', authorized('createPlant'), requireJson, async function createPlant(ctx) {
     // Untyped JSON: createPlant checks every field at run time; the cast skips the compile-time one.
@@ -65,10 +55,7 @@ export function plantRoutes(
     // The path alone (under a mount, with its prefix): an absolute-form target
     // (`GET http://host/plants`) must not pick the host.
     const path = mountPrefix(ctx.mountPath) + ctx.path;
-    ctx.set(
-      'Link',
-      nextLink(path, { limit: limit as string | undefined, tags: query.tags }, page.next),
-    );
+    ctx.set('Link', nextLink(path, page.next, limit as string | undefined, query.tags));
   });
 
   router.get('/plants/:id', authorized('getPlant'), async function getPlant(ctx) {

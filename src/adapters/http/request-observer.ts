@@ -12,7 +12,7 @@ import type { Context, Middleware } from 'koa';
 import type { Logger } from '../../ports/logger.js';
 import type { ServiceMetrics } from '../telemetry/service-metrics.js';
 import { ERROR_CATALOGUE } from './error-catalogue.js';
-import { REQUEST_STATE, requestState, type RequestState } from './request-state.js';
+import { requestState } from './request-state.js';
 
 /** A well-formed incoming X-Request-Id is kept; anything else is replaced by a fresh UUID. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -61,11 +61,9 @@ export interface ObserverOptions {
 }
 
 /**
- * The app's first middleware (after only the trusted-proxy rewrite of `ctx.ip`; a host's runs
- * around it): gives each request its id (echoed in `X-Request-Id`), counts it in flight, and once
- * the app has answered writes its access log line, its duration to the metrics, and ends its span;
- * a body not read in full asks Node to close the connection. The route is @koa/router's template
- * (`/plants/:id`), never the path, so that neither the log nor a label carries an id.
+ * Gives each request its id (echoed in `X-Request-Id`), counts it in flight, and once the app has
+ * answered writes its access log line, its duration to the metrics, and ends its span. The route
+ * is @koa/router's template (`/plants/:id`), never the path: neither log nor label carries an id.
  */
 export function requestObserver({
   logger,
@@ -83,8 +81,7 @@ export function requestObserver({
     const requestId =
       hostRequestId?.(ctx) ??
       (typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID());
-    const state: RequestState = { requestId };
-    (ctx.state as Record<symbol, RequestState>)[REQUEST_STATE] = state;
+    const state = Object.assign(requestState(ctx), { requestId });
     ctx.set('X-Request-Id', requestId);
     counts.inFlight++;
     const parent = tracer && propagation.extract(ROOT_CONTEXT, ctx.req.headers);

@@ -15,12 +15,10 @@ export const compileTrust = (addresses: readonly string[]) => proxyaddr.compile(
  * Whether a peer is a trusted proxy, carrying many clients (exempt from the per-address connection
  * bound). Only an address list names proxies; a hop count does not say where they are.
  */
-export function trustedPeer(
-  trust: TrustProxy | undefined,
-): ((address: string) => boolean) | undefined {
+export function trustedPeer(trust: TrustProxy | undefined) {
   if (trust === undefined || !('addresses' in trust)) return undefined;
   const trusted = compileTrust(trust.addresses);
-  return (address) => trusted(address, 0);
+  return (address: string) => trusted(address, 0);
 }
 
 /**

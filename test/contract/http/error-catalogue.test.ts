@@ -4,8 +4,12 @@ import { createServer } from 'node:http';
 import { expect } from 'chai';
 import { StaticTokenVerifier } from '../../../src/adapters/auth/static-token-verifier.js';
 import { createHttpApp } from '../../../src/adapters/http/app.js';
-import { ERROR_ROWS, problem, type ErrorName } from '../../../src/adapters/http/error-catalogue.js';
-import type { HttpProblem } from '../../../src/adapters/http/http-problem.js';
+import {
+  ERROR_ROWS,
+  problem,
+  type ErrorName,
+  type HttpProblem,
+} from '../../../src/adapters/http/error-catalogue.js';
 import { MemoryPlantStore } from '../../../src/adapters/storage/memory/memory-plant-store.js';
 import { PlantService } from '../../../src/application/plant-service.js';
 import { send } from '../../support/http-client.js';

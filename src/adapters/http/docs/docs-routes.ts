@@ -3,11 +3,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import { Router } from '@koa/router';
-import type { Context } from 'koa';
 import { DOCS_SCRIPT, DOCS_STYLE, FAVICON_SVG } from './docs-client.js';
 import { openApiDocument } from './openapi.js';
 
-const YEAR_SECONDS = 365 * 24 * 60 * 60;
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 const require = createRequire(import.meta.url);
@@ -25,17 +23,15 @@ const SOURCES = {
 } as const;
 type AssetName = keyof typeof SOURCES;
 
+const loaded = new Map<AssetName, { body: Buffer; hash: string; gzip?: Buffer }>();
 /** A file of the page, read when first asked for; `hash` is its ETag and the version in its URL. */
-function load(name: AssetName) {
-  const body = SOURCES[name].read();
-  let gzip: Buffer | undefined;
-  const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
-  return { type: SOURCES[name].type, body, gzip: () => (gzip ??= gzipSync(body)), hash };
-}
-const loaded = new Map<AssetName, ReturnType<typeof load>>();
-function docsAsset(name: AssetName): ReturnType<typeof load> {
-  const asset = loaded.get(name) ?? load(name);
-  loaded.set(name, asset);
+function docsAsset(name: AssetName) {
+  let asset = loaded.get(name);
+  if (asset === undefined) {
+    const body = SOURCES[name].read();
+    asset = { body, hash: createHash('sha256').update(body).digest('base64url').slice(0, 16) };
+    loaded.set(name, asset);
+  }
   return asset;
 }
 
@@ -93,27 +89,6 @@ The operations are below; <a href="openapi.json">openapi.json</a> describes them
 
 let page: string | undefined;
 
-function sendAsset(ctx: Context, name: AssetName): void {
-  const { type, body, gzip, hash } = docsAsset(name);
-  const zipped = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
-  ctx.vary('Accept-Encoding');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  // A URL with the current digest never changes; any other is revalidated through the ETag.
-  ctx.set(
-    'Cache-Control',
-    ctx.query.v === hash ? `public, max-age=${YEAR_SECONDS}, immutable` : 'no-cache',
-  );
-  ctx.etag = zipped ? `${hash}-gzip` : hash;
-  ctx.type = type;
-  ctx.status = 200;
-  if (ctx.fresh) {
-    ctx.status = 304;
-    return;
-  }
-  if (zipped) ctx.set('Content-Encoding', 'gzip');
-  ctx.body = zipped ? gzip() : body;
-}
-
 /** GET /docs (the interactive reference) and the files it loads, all from this service. */
 export function docsRoutes(): Router {
   const router = new Router();
@@ -127,7 +102,21 @@ export function docsRoutes(): Router {
     ctx.body = page;
   });
   for (const name of Object.keys(SOURCES) as AssetName[]) {
-    router.get(`/docs/assets/${name}`, (ctx) => sendAsset(ctx, name));
+    router.get(`/docs/assets/${name}`, (ctx) => {
+      const asset = docsAsset(name);
+      const zipped = ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+      ctx.vary('Accept-Encoding');
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      // A URL with the current digest never changes (a year); any other is revalidated by its ETag.
+      const immutable = ctx.query.v === asset.hash;
+      ctx.set('Cache-Control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache');
+      ctx.etag = zipped ? `${asset.hash}-gzip` : asset.hash;
+      ctx.type = SOURCES[name].type;
+      ctx.status = 200;
+      if (ctx.fresh) return void (ctx.status = 304);
+      if (zipped) ctx.set('Content-Encoding', 'gzip');
+      ctx.body = zipped ? (asset.gzip ??= gzipSync(asset.body)) : asset.body;
+    });
   }
   return router;
 }

@@ -1,7 +1,6 @@
 import { MAX_LIMIT, DEFAULT_LIMIT } from '../../../application/plant-service.js';
 import { MAX_FILTER_TAGS, NAME_MAX, TAG_MAX } from '../../../domain/plant.js';
 import { MAX_PLANT_ID, MIN_PLANT_ID } from '../../../domain/plant-id.js';
-import { openApiWebhooks } from './openapi-webhooks.js';
 import {
   BODY_LIMIT_BYTES,
   ERROR_CATALOGUE,
@@ -56,6 +55,18 @@ function errorResponses(operation: OperationId): Record<string, object> {
   return responses;
 }
 
+/** An operation of `tag`: its `responses` and every error the catalogue gives it. */
+const operation = <F extends { summary: string; responses: object }>(
+  operationId: OperationId,
+  tag: string,
+  { responses, ...fields }: F,
+) => ({
+  operationId,
+  tags: [tag],
+  ...fields,
+  responses: { ...responses, ...errorResponses(operationId) },
+});
+
 /** The catalogue as a markdown table, for readers of the description (and of /docs). */
 function errorTable(): string {
   const cell = (text: string) => text.replaceAll('|', '\\|');
@@ -95,7 +106,7 @@ const notReadyExamples = Object.fromEntries(
       ['shutting-down', 'SIGTERM: the service is shutting down', []],
     ] as const
   ).map(([name, summary, failing]) => {
-    const { code, example } = ERROR_CATALOGUE[name];
+    const { code, example } = ERROR_ROWS.find((row) => row.name === name)!;
     return [code, { summary, value: { error: code, message: example, failing } }];
   }),
 );
@@ -107,73 +118,15 @@ const statusBody = (value: string) => ({
   properties: { status: { const: value } },
 });
 
-/** Liveness, readiness and metrics: open to load balancers, except metrics (scope metrics:read). */
-const operationalPaths = {
-  '/healthz': {
-    get: {
-      operationId: 'getHealth',
-      tags: ['operations'],
-      summary: 'Liveness: 200 whenever the process can answer',
-      security: [],
-      responses: {
-        ...errorResponses('getHealth'),
-        '200': jsonResponse('The process answers.', statusBody('ok'), {
-          ok: { value: { status: 'ok' } },
-        }),
-      },
-    },
-  },
-  '/readyz': {
-    get: {
-      operationId: 'getReadiness',
-      tags: ['operations'],
-      summary: 'Readiness: 200 while the plant store and the token store both serve',
-      description:
-        "Asks both stores. 503 while either cannot serve, with the first failing store's code " +
-        `(${cite('storage-unavailable')} unreachable, ${cite('storage-refuses-writes')} taking no writes) and \`failing\`, ` +
-        'the stores that cannot serve. Each store is asked at most once a second, the answer ' +
-        'shared by every caller meanwhile (it may be up to 1 s old). No token needed.',
-      security: [],
-      responses: {
-        ...errorResponses('getReadiness'),
-        '200': jsonResponse('Both stores serve.', statusBody('ready'), {
-          ready: { value: { status: 'ready' } },
-        }),
-        '503': jsonResponse(
-          `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
-          { $ref: '#/components/schemas/NotReady' },
-          notReadyExamples,
-          { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
-        ),
-      },
-    },
-  },
-  '/metrics': {
-    get: {
-      operationId: 'getMetrics',
-      tags: ['operations'],
-      summary: 'Prometheus metrics, in the text exposition format',
-      description:
-        'Needs the scope `metrics:read`. Absent (404) when the server sets `PLANT_STORE_METRICS=off`. ' +
-        'Requests by method, route template and status class, requests in flight, store calls by ' +
-        'operation and adapter, outages, token verifications, refusals, and the Node process.',
-      responses: {
-        '200': {
-          description: 'The metrics.',
-          content: {
-            'text/plain': {
-              schema: { type: 'string' },
-              example: 'plant_store_http_requests_in_flight 1\n',
-            },
-          },
-        },
-        ...errorResponses('getMetrics'),
-      },
-    },
-  },
-};
-
 const stringHeader = (description: string) => ({ description, schema: { type: 'string' } });
+
+const signatureHeader = (name: string, description: string, pattern: string) => ({
+  name,
+  in: 'header',
+  required: true,
+  description,
+  schema: { type: 'string', pattern },
+});
 
 /** `{id}` in `/plants/{id}`. */
 const idParameter = {
@@ -244,9 +197,7 @@ export const openApiDocument = {
   ],
   paths: {
     '/plants': {
-      get: {
-        operationId: 'listPlants',
-        tags: ['plants'],
+      get: operation('listPlants', 'plants', {
         summary: "List the plants of the caller's tenant, by ascending id",
         description:
           'Ordered by ascending `id` over the whole int64 range. When more plants may follow, the response ' +
@@ -312,16 +263,13 @@ export const openApiDocument = {
                 description:
                   'RFC 8288 link to the next page (`rel="next"`), present when more plants may follow.',
                 schema: { type: 'string' },
-                example: nextLink('/plants', { limit: '2' }, LARGE_ID),
+                example: nextLink('/plants', LARGE_ID, '2'),
               },
             },
           ),
-          ...errorResponses('listPlants'),
         },
-      },
-      post: {
-        operationId: 'createPlant',
-        tags: ['plants'],
+      }),
+      post: operation('createPlant', 'plants', {
         summary: "Create a plant in the caller's tenant",
         description:
           `Needs the scope \`plants:write\`. The body is at most ${BODY_LIMIT_BYTES} bytes of UTF-8 JSON. ` +
@@ -351,14 +299,11 @@ export const openApiDocument = {
             plantSchema,
             createdPlantExample,
           ),
-          ...errorResponses('createPlant'),
         },
-      },
+      }),
     },
     '/plants/{id}': {
-      get: {
-        operationId: 'getPlant',
-        tags: ['plants'],
+      get: operation('getPlant', 'plants', {
         parameters: [idParameter],
         summary: "One plant of the caller's tenant",
         description:
@@ -370,24 +315,116 @@ export const openApiDocument = {
             plantSchema,
             createdPlantExample,
           ),
-          ...errorResponses('getPlant'),
         },
-      },
-      delete: {
-        operationId: 'deletePlant',
-        tags: ['plants'],
+      }),
+      delete: operation('deletePlant', 'plants', {
         summary: "Delete one plant of the caller's tenant",
         description: 'Needs the scope `plants:write`.',
         parameters: [idParameter],
         responses: {
           '204': { description: 'Deleted; no body.' },
-          ...errorResponses('deletePlant'),
+        },
+      }),
+    },
+    // Liveness, readiness and metrics: open to load balancers, except metrics (scope metrics:read).
+    '/healthz': {
+      get: operation('getHealth', 'operations', {
+        summary: 'Liveness: 200 whenever the process can answer',
+        security: [],
+        responses: {
+          '200': jsonResponse('The process answers.', statusBody('ok'), {
+            ok: { value: { status: 'ok' } },
+          }),
+        },
+      }),
+    },
+    '/readyz': {
+      get: operation('getReadiness', 'operations', {
+        summary: 'Readiness: 200 while the plant store and the token store both serve',
+        description:
+          "Asks both stores. 503 while either cannot serve, with the first failing store's code " +
+          `(${cite('storage-unavailable')} unreachable, ${cite('storage-refuses-writes')} taking no writes) and \`failing\`, ` +
+          'the stores that cannot serve. Each store is asked at most once a second, the answer ' +
+          'shared by every caller meanwhile (it may be up to 1 s old). No token needed.',
+        security: [],
+        responses: {
+          '200': jsonResponse('Both stores serve.', statusBody('ready'), {
+            ready: { value: { status: 'ready' } },
+          }),
+          '503': jsonResponse(
+            `Not ready: ${ERROR_CATALOGUE['storage-unavailable'].code} a store is unreachable, ${ERROR_CATALOGUE['storage-refuses-writes'].code} the plant store takes no writes, ${ERROR_CATALOGUE['shutting-down'].code} the service is shutting down (\`failing\` empty).`,
+            { $ref: '#/components/schemas/NotReady' },
+            notReadyExamples,
+            { 'Retry-After': { $ref: '#/components/headers/Retry-After' } },
+          ),
+        },
+      }),
+    },
+    '/metrics': {
+      get: operation('getMetrics', 'operations', {
+        summary: 'Prometheus metrics, in the text exposition format',
+        description:
+          'Needs the scope `metrics:read`. Absent (404) when the server sets `PLANT_STORE_METRICS=off`. ' +
+          'Requests by method, route template and status class, requests in flight, store calls by ' +
+          'operation and adapter, outages, token verifications, refusals, and the Node process.',
+        responses: {
+          '200': {
+            description: 'The metrics.',
+            content: {
+              'text/plain': {
+                schema: { type: 'string' },
+                example: 'plant_store_http_requests_in_flight 1\n',
+              },
+            },
+          },
+        },
+      }),
+    },
+  },
+  // What a subscribed receiver is sent (docs/webhooks.md).
+  webhooks: {
+    'plant.created': {
+      post: {
+        operationId: 'plantCreated',
+        summary: 'A plant was created in the subscribed tenant',
+        description:
+          'Sent to each enabled subscription of the tenant (`plant-store webhooks add`) after a create answered 200, ' +
+          'at least once: retried with exponential backoff and jitter until a 2xx, and possibly more than once, ' +
+          'always with the same `webhook-id`. Signed per Standard Webhooks: verify with the `standardwebhooks` ' +
+          'package and the subscription secret (`whsec_...`). The body is exactly the created `NewPlant`; ' +
+          '`id` is an exact JSON integer over the whole int64 range (parse it without doubles).',
+        security: [],
+        parameters: [
+          signatureHeader(
+            'webhook-id',
+            'The event id: the same for every attempt and every receiver of one event; use it to drop duplicates.',
+            '^msg_[A-Za-z0-9_-]+$',
+          ),
+          signatureHeader(
+            'webhook-timestamp',
+            'Seconds since the Unix epoch when this attempt was signed; refuse it when far from now.',
+            '^[0-9]+$',
+          ),
+          signatureHeader(
+            'webhook-signature',
+            'Space-separated `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the secret.',
+            '^v1,[A-Za-z0-9+/=]+( v1,[A-Za-z0-9+/=]+)*$',
+          ),
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPlant' } } },
+        },
+        responses: {
+          '200': {
+            description:
+              'Received. Any 2xx acknowledges; anything else, a redirect, no answer within the timeout or a ' +
+              'refused connection is a failure that is retried.',
+          },
         },
       },
     },
-    ...operationalPaths,
   },
-  webhooks: openApiWebhooks,
   components: {
     securitySchemes: {
       bearerAuth: {

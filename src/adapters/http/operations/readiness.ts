@@ -1,6 +1,5 @@
 import type { Middleware } from 'koa';
-import { problem } from '../error-catalogue.js';
-import { toProblem } from '../error-handler.js';
+import { problem, toProblem } from '../error-catalogue.js';
 import { serverOf } from '../server/node-internals.js';
 
 /**
@@ -41,24 +40,19 @@ function sharedPing(store: ReadinessCheck): () => Promise<void> {
  */
 export function readiness(checks: readonly ReadinessCheck[]): Middleware {
   const pings = checks.map(sharedPing);
-  const stopping = problem('shutting-down');
   return async function getReadiness(ctx) {
-    const answer = (status: number, body: object, headers = {}) => {
-      ctx.status = status;
-      ctx.set(headers);
-      ctx.body = body;
-    };
     // Shutdown has begun (server.close()): read from the connection, which node:net gives `server`.
-    if (serverOf(ctx.req.socket)?.listening === false)
-      return answer(503, stopping.body({ failing: [] }), stopping.headers);
-    const results = await Promise.allSettled(pings.map((ping) => ping()));
-    const rejected = (result: PromiseSettledResult<void>): result is PromiseRejectedResult =>
-      result.status === 'rejected';
-    const failing = checks.filter((_, i) => rejected(results[i]!)).map((check) => check.name);
-    if (failing.length === 0) return answer(200, { status: 'ready' });
-    const first: unknown = results.find(rejected)?.reason;
-    const refusal = toProblem(first);
-    if (refusal === undefined || refusal.status !== 503) throw first;
-    answer(503, refusal.body({ failing }), refusal.headers);
+    const stopping = serverOf(ctx.req.socket)?.listening === false;
+    const results = stopping ? [] : await Promise.allSettled(pings.map((ping) => ping()));
+    const failed = (result?: PromiseSettledResult<void>): result is PromiseRejectedResult =>
+      result?.status === 'rejected';
+    const failing = checks.filter((_, i) => failed(results[i])).map((check) => check.name);
+    if (!stopping && failing.length === 0) return void (ctx.body = { status: 'ready' });
+    const first: unknown = results.find(failed)?.reason;
+    const refusal = stopping ? problem('shutting-down') : toProblem(first);
+    if (refusal?.status !== 503) throw first;
+    ctx.status = 503;
+    ctx.set(refusal.headers);
+    ctx.body = refusal.body({ failing });
   };
 }

@@ -1,8 +1,7 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { responseInProgress, stopParsing } from './node-internals.js';
-import { problem } from '../error-catalogue.js';
-import type { HttpProblem } from '../http-problem.js';
+import { problem, type HttpProblem } from '../error-catalogue.js';
 
 /** A refusal's status, headers (closing the connection) and Error body. */
 function refusal(refused: HttpProblem): [number, Record<string, string>, string] {
@@ -53,13 +52,11 @@ export function lingeringClose(socket: Socket, lingerMs: number, data = ''): voi
   socket.resume().end(data);
 }
 
-const withRaw = (refused: HttpProblem) => [refused, rawAnswer(refused)] as const;
 /** By node:http's error code; anything else is unparsable. */
-const REFUSALS: Record<string, readonly [HttpProblem, string]> = {
-  HPE_HEADER_OVERFLOW: withRaw(problem('headers-too-large')),
-  ERR_HTTP_REQUEST_TIMEOUT: withRaw(problem('request-timeout')),
+const REFUSALS: Record<string, HttpProblem> = {
+  HPE_HEADER_OVERFLOW: problem('headers-too-large'),
+  ERR_HTTP_REQUEST_TIMEOUT: problem('request-timeout'),
 };
-const MALFORMED = withRaw(problem('not-http'));
 
 /**
  * A node:http 'clientError' listener: what Node refuses before Koa sees it (unparsable, headers
@@ -73,8 +70,8 @@ export const clientErrorHandler =
     if (error.code === 'ECONNRESET' || socket.destroyed || inFlight?.headersSent === true) {
       return void socket.destroy();
     }
-    const [refused, raw] = REFUSALS[error.code ?? ''] ?? MALFORMED;
-    if (inFlight === undefined) return lingeringClose(socket, lingerMs, raw);
+    const refused = REFUSALS[error.code ?? ''] ?? problem('not-http');
+    if (inFlight === undefined) return lingeringClose(socket, lingerMs, rawAnswer(refused));
     // A body still arriving: its response answers, so the application's later answer finds it sent.
     answer(inFlight, refused);
     lingeringClose(socket, lingerMs);

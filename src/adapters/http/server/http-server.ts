@@ -35,10 +35,9 @@ const IDLE_BODY = Object.assign(new Error('idle'), { code: 'ERR_HTTP_REQUEST_TIM
 const checkEvery = (ms: number) => Math.max(10, Math.min(1000, Math.floor(ms / 4)));
 
 /**
- * The node:http server for the application, with every limit of `limits` (defaults for those
- * absent) and the contract's Error body where Node would answer itself. node:http's own options
- * first (its maxHeaderSize, 16 KiB, too); then each step of ours, one line each: what it stops,
- * why node:http cannot, and the test (test/e2e/http/ unless named) that shows it.
+ * The node:http server for the application, with the contract's Error body where Node would answer
+ * itself. node:http's own options first (its maxHeaderSize, 16 KiB, too); then each step of ours:
+ * what it stops, why node:http cannot, and the test (test/e2e/http/ unless named) that shows it.
  */
 export function createHttpServer(
   listener: RequestListener,
@@ -104,19 +103,16 @@ export function createHttpServer(
   return Object.assign(server, { backlog: bounds.backlog });
 }
 
-/** How long a connection idle at shutdown stays open for a request already on its way. */
-const LAST_CALL_MS = 250;
-
 /**
  * Closes every connection between requests, for shutdown, so that nothing accepted is reset: an
  * answer not started says `Connection: close` (node:http then closes); a connection idle, or once
- * its answer is written, gets LAST_CALL_MS for a request already sent, then a lingering close.
+ * its answer is written, gets 250 ms for a request already sent, then a lingering close.
  */
 function closeBetweenRequests(sockets: Iterable<Socket>, lingerMs: number): void {
   const closeIfIdle = (socket: Socket) => {
     if (responseInProgress(socket) === undefined) lingeringClose(socket, lingerMs);
   };
-  const later = (socket: Socket) => setTimeout(closeIfIdle, LAST_CALL_MS, socket).unref();
+  const later = (socket: Socket) => setTimeout(closeIfIdle, 250, socket).unref();
   for (const socket of sockets) {
     const response = responseInProgress(socket);
     if (response === undefined) later(socket);
@@ -125,12 +121,7 @@ function closeBetweenRequests(sockets: Iterable<Socket>, lingerMs: number): void
   }
 }
 
-/** Listens on `host:port` with the server's backlog; rejects when the address cannot be bound. */
-export async function listenHttpServer(
-  server: HttpServer,
-  port: number,
-  host: string,
-): Promise<void> {
-  server.listen({ port, host, backlog: server.backlog });
-  await once(server, 'listening');
+/** Listens with the server's backlog; rejects when the address cannot be bound. */
+export async function listenHttpServer(server: HttpServer, port: number, host: string) {
+  await once(server.listen({ port, host, backlog: server.backlog }), 'listening');
 }

@@ -8,12 +8,9 @@ import cluster from 'node:cluster';
 export const OVERRUN_REFUSAL = { overruns: 8, windowMs: 10_000, refusalMs: 10_000 };
 
 /** Overruns per key within the window (10,000 keys at most): true when the key is to be refused. */
-export function overrunCounter(
-  { overruns, windowMs } = OVERRUN_REFUSAL,
-  now: () => number = Date.now,
-): (key: string) => boolean {
+export function overrunCounter({ overruns, windowMs } = OVERRUN_REFUSAL, now = Date.now) {
   const seen = new Map<string, number[]>();
-  return (key) => {
+  return (key: string): boolean => {
     const at = now();
     const times = [...(seen.get(key) ?? []).filter((time) => at - time < windowMs), at];
     seen.delete(key);

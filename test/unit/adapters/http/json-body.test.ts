@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { parse } from 'lossless-json';
-import { HttpProblem } from '../../../../src/adapters/http/http-problem.js';
+import { HttpProblem } from '../../../../src/adapters/http/error-catalogue.js';
 import { exactInteger } from '../../../../src/adapters/exact-json.js';
 import { parseJsonObject } from '../../../../src/adapters/http/json-body.js';
 
