@@ -1,6 +1,6 @@
-import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
+import type { Collection, MongoClient } from 'mongodb';
 import { RateLimiterCompatibleAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import { DUPLICATE_KEY } from '../storage/mongodb/mongo-errors.js';
+import { isDuplicate } from '../storage/mongodb/mongo-client.js';
 import { MONGO_LIMITS_COLLECTION } from './limiter-store.js';
 
 /** One unit used: the n-th of its key and window, a document of its own. */
@@ -53,7 +53,7 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
         await this.units.insertOne({ key: place + n, unit, window, expire });
         return this.result(n, expire);
       } catch (error) {
-        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+        if (!isDuplicate(error)) throw error;
       }
     }
   }

@@ -2,11 +2,10 @@ import { ObjectId, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { newEventId } from '../../../application/webhook-ids.js';
-import { withinDeadline } from './mongo-errors.js';
+import { withinDeadline } from './mongo-client.js';
 import { bulkWriteChunks, type PendingEntry, type PlantDocument } from './mongo-plant-store.js';
 import type { MongoWebhookSubscriptions } from './mongo-webhook-subscriptions.js';
 
-export const DUE_INDEX = 'due_1';
 /** A document without deliveries: no `pending`, no `due`, no lease. */
 const FORGET = { $unset: { pending: '', due: '', lease: '' } } as const;
 

@@ -6,7 +6,7 @@ import type {
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
 import { byCreation, fromRecord, patchEntries, toRecord } from '../webhook-record.js';
-import { insertNew, text, withinDeadline } from './mongo-errors.js';
+import { insertNew, text, withinDeadline } from './mongo-client.js';
 
 /** A subscription as stored: its record (dates as ISO text), the id as `_id`. */
 type SubscriptionDocument = { _id: string } & Record<string, unknown>;
