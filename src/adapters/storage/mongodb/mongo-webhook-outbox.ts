@@ -23,7 +23,6 @@ export class MongoWebhookOutbox implements WebhookOutbox {
 
   constructor(
     private readonly plants: Collection<PlantDocument>,
-    /** Whether the server is FerretDB, whose v1 takes few updates a command (see claim). */
     private readonly ferretdb = false,
   ) {}
 
@@ -32,9 +31,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     return async (tenant: string, event: PlantEvent) => {
       const ids = await subscriptions.targets(tenant, event.type);
       if (ids.length === 0) return undefined;
-      const eventId = newEventId();
-      const body = eventBody(event);
-      const now = new Date();
+      const [eventId, body, now] = [newEventId(), eventBody(event), new Date()];
       return Object.fromEntries(
         ids.map((sub): [string, PendingEntry] => [
           `${eventId}:${sub}`,

@@ -7,11 +7,11 @@ import { StorageOpenError } from '../storage-open-error.js';
 import {
   createRedisClient,
   isUnavailableError,
-  redisCall,
+  quit,
   untilReady,
   type RedisClient,
 } from './redis-client.js';
-import { DEFAULT_REDIS_PREFIX, RedisPlantStore } from './redis-plant-store.js';
+import { RedisPlantStore } from './redis-plant-store.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { RedisWebhookOutbox } from './redis-webhook-outbox.js';
 import { RedisWebhookSubscriptions } from './redis-webhook-subscriptions.js';
@@ -27,16 +27,14 @@ export async function openRedisStorage(
   deps: StorageDeps = {},
 ): Promise<OpenedStorage> {
   const target = parseRedisUrl(config.url);
-  const prefix = config.prefix ?? DEFAULT_REDIS_PREFIX;
+  const prefix = config.prefix ?? 'plant-store:';
   const nodes = describeRedisTarget(target);
   const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${nodes}`;
   const client = createRedisClient(target);
   watchConnection(client, where, deps.outages);
   // The latest error across attempts: the last, cut short by the bound, may see none of its own.
   let latest: Error | undefined;
-  const remember = (error: Error): void => {
-    latest = error;
-  };
+  const remember = (error: Error): void => void (latest = error);
   client.on('error', remember);
   try {
     await waitForStorage(
@@ -49,7 +47,7 @@ export async function openRedisStorage(
       {
         where,
         variable: 'REDIS_URL',
-        timeoutMs: deps.startupTimeoutMs ?? DEFAULT_STARTUP_MS,
+        timeoutMs: deps.startupTimeoutMs ?? 30_000,
         logger: deps.logger,
         signal: deps.signal,
       },
@@ -67,12 +65,7 @@ export async function openRedisStorage(
       webhooks: new RedisWebhookSubscriptions(client, prefix),
       outbox: new RedisWebhookOutbox(client, prefix),
       limiterStore: { kind: 'redis', client, prefix },
-      // QUIT, or drop the socket (and stop reconnecting) when Redis is gone already.
-      close: () =>
-        redisCall(client.quit()).then(
-          () => {},
-          () => client.disconnect(),
-        ),
+      close: () => quit(client),
     };
   } catch (error) {
     client.disconnect();
@@ -82,7 +75,6 @@ export async function openRedisStorage(
   }
 }
 
-const DEFAULT_STARTUP_MS = 30_000;
 // One wait for "ready", after which its reason is logged (once) and it waits again.
 const ATTEMPT_MS = 1000;
 

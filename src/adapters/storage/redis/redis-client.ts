@@ -107,6 +107,11 @@ export function untilReady(client: RedisClient, ms: number, earlier?: Error): Pr
   });
 }
 
+/** QUIT, or drop the socket (and stop reconnecting) when Redis is gone already. */
+export async function quit(client: RedisClient): Promise<void> {
+  await redisCall(client.quit()).catch(() => client.disconnect());
+}
+
 /**
  * A Lua script as a function of its keys then its arguments, by ioredis's defineCommand (EVALSHA,
  * EVAL once when Redis lacks it). Per client and name: each store defines its own once.

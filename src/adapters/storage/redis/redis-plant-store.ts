@@ -122,8 +122,6 @@ const WALK_IDLE_MS = 60_000;
 const WRITABLE_LUA = `#!lua
 return 1`;
 
-export const DEFAULT_REDIS_PREFIX = 'plant-store:';
-
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
 
@@ -143,7 +141,7 @@ export class RedisPlantStore implements PlantStore {
 
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+    private readonly prefix: string,
     private readonly maxPlants: number = DEFAULT_MAX_PLANTS_PER_TENANT,
   ) {
     if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
@@ -158,11 +156,11 @@ export class RedisPlantStore implements PlantStore {
   }
 
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const { targets, outbox, deliveries } = webhookKeys(this.prefix, tenant);
+    const { created, outbox, deliveries } = webhookKeys(this.prefix, tenant);
     const stored = await call(
       this.scripts.insert(
         ...this.keys(tenant),
-        targets('plant.created'),
+        created,
         outbox,
         deliveries,
         encodeId(plant.id),

@@ -1,8 +1,7 @@
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { toPendingDelivery, type DeliveryRecord } from '../webhook-record.js';
 import { redisCall, script, type RedisClient } from './redis-client.js';
-import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
-import { webhookKeys, webhookTenantsKey } from './redis-plant-codec.js';
+import { webhookIndexKeys, webhookKeys } from './redis-plant-codec.js';
 
 // KEYS: outbox, deliveries. Claim, ARGV: now, lease end, max; moves each due delivery's time to the
 // lease's end (others skip it until then) and answers [key, JSON, ...]. Retry, ARGV: key, due,
@@ -42,7 +41,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
 
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+    private readonly prefix: string,
   ) {
     this.scripts = {
       claim: script<string[]>(client, 'outboxClaim', 2, CLAIM_LUA),
@@ -52,7 +51,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   }
 
   private async tenants(): Promise<string[]> {
-    return redisCall(this.client.smembers(webhookTenantsKey(this.prefix)));
+    return redisCall(this.client.smembers(webhookIndexKeys(this.prefix).tenants));
   }
 
   async claim(
