@@ -53,7 +53,7 @@ export async function openRedisStorage(
       },
     );
     const plants = new RedisPlantStore(client, prefix, config.maxPlantsPerTenant);
-    await plants.indexTags({ logger: deps.logger, signal: deps.signal }).catch((error: unknown) => {
+    await plants.indexTags(deps).catch((error: unknown) => {
       if (!(error instanceof PlantError)) throw error;
       throw new StorageOpenError(where, 'REDIS_URL', `cannot index the tags: ${error.message}`, {
         cause: error,

@@ -88,10 +88,7 @@ return out`;
 // migration's step: ZADD of a held entry changes nothing, so steps may repeat and run in parallel.
 const INDEX_TAGS_LUA = `${INDEX_LUA}
 local members = redis.call('ZRANGE', KEYS[1], ARGV[1], '+', 'BYLEX', 'LIMIT', 0, tonumber(ARGV[2]))
-for _, member in ipairs(members) do
-  local e = entry(member)
-  if e then redis.call('ZADD', KEYS[2], 0, e) end
-end
+for _, member in ipairs(members) do add(member) end
 if #members == 0 then return {0} end
 return {#members, string.sub(members[#members], 1, 16)}`;
 
@@ -103,19 +100,11 @@ return 1`;
 
 const IMPORT_OUTCOMES = ['stored', 'present', 'replaced', 'conflict', 'quota'] as const;
 
-export interface IndexTagsOptions {
-  logger?: Logger | undefined;
-  /** Aborting it stops the migration between two steps (rejecting with its reason). */
-  signal?: AbortSignal | undefined;
-  /** Plants a step (one script) indexes. */
-  batch?: number;
-}
+/** `signal` stops the migration between two steps (rejecting); `batch`: plants a step indexes. */
+export type IndexTagsOptions = { logger?: Logger; signal?: AbortSignal; batch?: number };
 
 /** The tenants one SCAN pass read, sorted, and how many of them were paged out already. */
 type Walk = { tenants: string[]; next: number; timer?: NodeJS.Timeout };
-/** Walks kept at once (exports paging at the same time), and how long one waits for its next page. */
-const MAX_WALKS = 8;
-const WALK_IDLE_MS = 60_000;
 
 // With a shebang and no flags a script may write, so Redis 7 refuses it exactly while writes are
 // refused (OOM, MISCONF, READONLY); it writes nothing.
@@ -124,7 +113,6 @@ return 1`;
 
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
-
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Every operation of the plant store tells refused writes from an outage (see redisCall). */
@@ -213,8 +201,8 @@ export class RedisPlantStore implements PlantStore {
 
   /**
    * One SCAN pass on every master reads every tenant above `after`, sorted (Redis orders nothing);
-   * the pages that continue from this one are served from that reading, kept until its last page
-   * or WALK_IDLE_MS: an export costs one pass.
+   * the pages that continue from this one are served from that reading, kept (8 exports at once)
+   * until its last page or a minute without one: an export costs one pass.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
@@ -225,7 +213,15 @@ export class RedisPlantStore implements PlantStore {
     const page = walk.tenants.slice(walk.next, walk.next + limit);
     walk.next += page.length;
     // A full page is followed by another call, even when the walk has nothing left.
-    if (page.length === limit) this.keepWalk(page.at(-1)!, walk);
+    if (page.length < limit) return page;
+    if (this.walks.size >= 8) {
+      const [oldest, dropped] = this.walks.entries().next().value!;
+      clearTimeout(dropped.timer);
+      this.walks.delete(oldest);
+    }
+    const last = page.at(-1)!;
+    walk.timer = setTimeout(() => this.walks.delete(last), 60_000).unref();
+    this.walks.set(last, walk);
     return page;
   }
 
@@ -250,17 +246,6 @@ export class RedisPlantStore implements PlantStore {
     }
     // SCAN may return a key twice (a rehash during the pass).
     return [...new Set(found)].sort(compareTenants);
-  }
-
-  /** Keeps `walk` for the page after `last`, a few walks at most, each for WALK_IDLE_MS. */
-  private keepWalk(last: string, walk: Walk): void {
-    if (this.walks.size >= MAX_WALKS) {
-      const [oldest, dropped] = this.walks.entries().next().value!;
-      clearTimeout(dropped.timer);
-      this.walks.delete(oldest);
-    }
-    walk.timer = setTimeout(() => this.walks.delete(last), WALK_IDLE_MS).unref();
-    this.walks.set(last, walk);
   }
 
   /**
