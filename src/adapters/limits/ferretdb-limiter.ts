@@ -3,14 +3,8 @@ import { RateLimiterCompatibleAbstract, RateLimiterRes } from 'rate-limiter-flex
 import { isDuplicate } from '../storage/mongodb/mongo-client.js';
 import { MONGO_LIMITS_COLLECTION } from './limiter-store.js';
 
-/** One unit used: the n-th of its key and window, a document of its own. */
-interface UnitDocument {
-  /** `"<unit>"#<window>#<n>`: unique (the collection's index). */
-  key: string;
-  unit: string;
-  window: number;
-  expire: Date;
-}
+/** One unit used, the n-th of its key and window: `key` is `"<unit>"#<window>#<n>`, unique (indexed). */
+type UnitDocument = { key: string; unit: string; window: number; expire: Date };
 
 /**
  * Fixed windows counted on FerretDB v1, which applies every update as a read and a write of the
@@ -68,11 +62,7 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
   private window(key: string | number) {
     const ms = this.options.duration * 1000;
     const window = Math.floor(Date.now() / ms);
-    return {
-      unit: `${this.options.keyPrefix}:${key}`,
-      window,
-      expire: new Date((window + 1) * ms),
-    };
+    return { unit: `${this.keyPrefix}:${key}`, window, expire: new Date((window + 1) * ms) };
   }
 
   private result(used: number, expire: Date): RateLimiterRes {
