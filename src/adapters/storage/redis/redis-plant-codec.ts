@@ -57,16 +57,6 @@ export function decodeMember(member: string): StoredPlant {
   return tag === undefined ? { id, name } : { id, name, tag };
 }
 
-/** The lexical range of exactly one id's members: `[<id>:` to `(<id>;` (';' follows ':'). */
-export const idRange = (id: PlantId): [string, string] => {
-  const hex = encodeId(id);
-  return [`[${hex}:`, `(${hex};`];
-};
-
-/** The lexical lower bound of the ids above `after` (all of them when undefined). */
-export const afterBound = (after: PlantId | undefined): string =>
-  after === undefined ? '-' : `(${encodeId(after)};`;
-
 /**
  * The hash tag every key of a tenant starts with, so that its scripts touch one cluster slot; the
  * tenant in base64url, so that no name ({, }, :, *) can end the tag early or collide.
@@ -81,15 +71,6 @@ export const plantsKey = (prefix: string, tenant: string): string =>
 /** A tenant's tag index: sorted set of `<tag as hex of its UTF-8>:<member>`, by tag then id. */
 export const tagsKey = (prefix: string, tenant: string): string =>
   `${tenantTag(prefix, tenant)}:tags`;
-
-/**
- * The index range of one tag's entries with an id above `after`. Hex digits include neither ':'
- * nor ';', so no other tag's entries fall in it, the empty tag's (`:...`) included.
- */
-export function tagRange(tag: string, after: PlantId | undefined): [string, string] {
-  const hex = Buffer.from(tag, 'utf8').toString('hex');
-  return [after === undefined ? `[${hex}:` : `(${hex}:${encodeId(after)};`, `(${hex};`];
-}
 
 /**
  * The keys of a tenant's webhooks, all in the slot of its plants: `subscriptions` (hash: id ->

@@ -8,14 +8,11 @@ import type { Logger } from '../../../ports/logger.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { redisCall, script, type RedisClient } from './redis-client.js';
 import {
-  afterBound,
   decodeId,
   decodeMember,
   encodeId,
   encodeMember,
-  idRange,
   plantsKey,
-  tagRange,
   tagsKey,
   webhookKeys,
 } from './redis-plant-codec.js';
@@ -84,7 +81,7 @@ for i = 3, #ARGV, 2 do
 end
 return out`;
 
-// ARGV: lower bound (afterBound), most plants; resolves how many, and the last's encoded id. The
+// ARGV: lower bound ('-' or `(<id>;`), most plants; resolves how many, and the last's encoded id. The
 // migration's step: ZADD of a held entry changes nothing, so steps may repeat and run in parallel.
 const INDEX_TAGS_LUA = `${INDEX_LUA}
 local members = redis.call('ZRANGE', KEYS[1], ARGV[1], '+', 'BYLEX', 'LIMIT', 0, tonumber(ARGV[2]))
@@ -163,12 +160,18 @@ export class RedisPlantStore implements PlantStore {
     return stored === 1;
   }
 
+  /** The id's members run from `[<id>:` to `(<id>;` (';' follows ':'). */
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
-    const [member] = await this.range(this.key(tenant), ...idRange(id), 1);
+    const hex = encodeId(id);
+    const [member] = await this.range(this.key(tenant), `[${hex}:`, `(${hex};`, 1);
     return member === undefined ? undefined : decodeMember(member);
   }
 
-  /** One ZRANGE BYLEX from just above `after`: of the tenant's plants, or of each tag's range. */
+  /**
+   * One ZRANGE BYLEX from just above `after`: of the tenant's plants, or of each tag's entries in
+   * the index, `<tag hex>:` to `<tag hex>;` (hex holds neither ':' nor ';', so no other tag's
+   * entries, the empty tag's `:...` included, fall in it).
+   */
   async list(
     tenant: string,
     after: PlantId | undefined,
@@ -177,15 +180,17 @@ export class RedisPlantStore implements PlantStore {
   ): Promise<StoredPlant[]> {
     if (limit <= 0) return [];
     const [key, index] = this.keys(tenant);
+    const above = after === undefined ? undefined : `${encodeId(after)};`;
     if (tags === undefined) {
-      return (await this.range(key, afterBound(after), '+', limit)).map(decodeMember);
+      return (await this.range(key, above ? `(${above}` : '-', '+', limit)).map(decodeMember);
     }
     const pages = await Promise.all(
       tags.map(async (tag) => {
-        const entries = await this.range(index, ...tagRange(tag, after), limit);
-        // An entry is the tag's hex (two digits a UTF-8 byte), a colon, then the plant's member.
-        const skip = Buffer.byteLength(tag, 'utf8') * 2 + 1;
-        return entries.map((entry) => decodeMember(entry.slice(skip)));
+        const hex = Buffer.from(tag, 'utf8').toString('hex');
+        const from = above ? `(${hex}:${above}` : `[${hex}:`;
+        const entries = await this.range(index, from, `(${hex};`, limit);
+        // An entry is the tag's hex, a colon, then the plant's member.
+        return entries.map((entry) => decodeMember(entry.slice(hex.length + 1)));
       }),
     );
     return firstById(pages, limit);
