@@ -105,16 +105,16 @@ export class MongoWebhookOutbox implements WebhookOutbox {
           mine.push(key);
           const deliveryKey = `${document._id.toHexString()} ${key}`;
           this.single.set(deliveryKey, entries.length === 1);
-          deliveries.push({
-            key: deliveryKey,
-            tenant: document.tenant,
-            subscriptionId: entry.sub,
-            eventId: entry.event,
-            type: entry.type,
-            body: entry.body,
-            attempts: entry.attempts,
-            createdAt: entry.at,
-          });
+          const {
+            sub: subscriptionId,
+            event: eventId,
+            type,
+            body,
+            attempts,
+            at: createdAt,
+          } = entry;
+          const fields = { subscriptionId, eventId, type, body, attempts, createdAt };
+          deliveries.push({ key: deliveryKey, tenant: document.tenant, ...fields });
         } else earliest = Math.min(earliest, entry.due.getTime());
       }
       if (entries.length === 1 && mine.length === 1) continue;

@@ -8,16 +8,15 @@ const NAME = '{"name":"';
 const TAG = '","tag":"';
 
 /**
- * An id as 16 lowercase hex digits of (id + 2^63): byte order is numeric order over all of int64.
- * Ids are ordered by member bytes (BYLEX): a sorted-set score is a double and would merge 2^53 and
- * 2^53+1.
+ * An id as 16 lowercase hex digits of (id + 2^63): byte order is numeric order over all of int64,
+ * and members are ordered by bytes (BYLEX), as a score (a double) would merge 2^53 and 2^53+1.
  */
 export const encodeId = (id: PlantId): string => (id + SIGN_BIT).toString(16).padStart(16, '0');
 
 const HALF = 2 ** 31;
 
 /**
- * The inverse of encodeId. perf: two parseInt halves instead of one BigInt parse, and `fields`
+ * The inverse of encodeId. perf: two parseInt halves instead of one BigInt parse, and decodeMember
  * slicing what it can, save about a tenth of a GET's CPU on Redis.
  */
 export const decodeId = (hex: string): PlantId =>

@@ -66,14 +66,8 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       const room = Math.min(max - claimed.length, roomFor(tenant));
       if (room <= 0) continue;
       const keys = this.keys(tenant);
-      const flat = await redisCall(
-        this.scripts.claim(
-          ...keys,
-          String(now.getTime()),
-          String(now.getTime() + leaseMs),
-          String(room),
-        ),
-      );
+      const args = [now.getTime(), now.getTime() + leaseMs, room].map(String);
+      const flat = await redisCall(this.scripts.claim(...keys, ...args));
       for (let i = 0; i < flat.length; i += 2) {
         const json = flat[i + 1]!;
         const delivery =
@@ -113,17 +107,11 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   }
 
   async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
-    const json = JSON.stringify({
-      sub: delivery.subscriptionId,
-      event: delivery.eventId,
-      type: delivery.type,
-      body: delivery.body,
-      at: String(delivery.createdAt.getTime()),
-      attempts,
-    } satisfies Stored);
-    await redisCall(
-      this.scripts.retry(...this.keys(delivery.tenant), delivery.key, String(due.getTime()), json),
-    );
+    const { subscriptionId: sub, eventId: event, type, body, createdAt } = delivery;
+    const at = String(createdAt.getTime());
+    const json = JSON.stringify({ sub, event, type, body, at, attempts } satisfies Stored);
+    const keys = this.keys(delivery.tenant);
+    await redisCall(this.scripts.retry(...keys, delivery.key, String(due.getTime()), json));
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
