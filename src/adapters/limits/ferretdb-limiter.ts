@@ -52,7 +52,6 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
     }
   }
 
-  /** The key's units used in this window, or null when none. */
   override async get(key: string | number): Promise<RateLimiterRes | null> {
     const { unit, window, expire } = this.window(key);
     const used = await this.units.countDocuments({ unit, window });

@@ -41,7 +41,6 @@ export function createMongoClient(url: string, options: MongoClientOptions = {})
   }
 }
 
-/** MongoDB's duplicate-key error code (E11000). */
 export const DUPLICATE_KEY = 11000;
 
 // "Not now" rather than "never": HostUnreachable, HostNotFound, MaxTimeMSExpired, NetworkTimeout,
@@ -84,7 +83,6 @@ export const isRefusal = (error: unknown): boolean =>
 export const withinDeadline = <T>(operation: () => Promise<T>): Promise<T> =>
   sharedDeadline(operation(), isOutage, isRefusal);
 
-/** Whether the error is a duplicate key: what a unique index answers to a taken id. */
 export const isDuplicate = (error: unknown): boolean =>
   error instanceof MongoServerError && error.code === DUPLICATE_KEY;
 

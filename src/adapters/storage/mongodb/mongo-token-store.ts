@@ -25,7 +25,6 @@ const toToken = ({ _id, ...rest }: TokenDocument): ManagedToken => ({
   ...(rest.lastUsedAt && { lastUsedAt: rest.lastUsedAt }),
 });
 
-/** Managed tokens in MongoDB, one document per token, beside the plants of the same database. */
 export class MongoTokenStore implements TokenStore {
   constructor(private readonly tokens: Collection<TokenDocument>) {}
 

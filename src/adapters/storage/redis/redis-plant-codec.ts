@@ -63,7 +63,6 @@ export function decodeMember(member: string): StoredPlant {
 export const tenantTag = (prefix: string, tenant: string): string =>
   `${prefix}{${Buffer.from(tenant, 'utf8').toString('base64url')}}`;
 
-/** The sorted set of a tenant's plants. */
 export const plantsKey = (prefix: string, tenant: string): string =>
   `${tenantTag(prefix, tenant)}:plants`;
 
