@@ -142,20 +142,10 @@ export class RedisPlantStore implements PlantStore {
 
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const { created, outbox, deliveries } = webhookKeys(this.prefix, tenant);
-    const stored = await call(
-      this.scripts.insert(
-        ...this.keys(tenant),
-        created,
-        outbox,
-        deliveries,
-        encodeId(plant.id),
-        encodeMember(plant),
-        String(this.maxPlants),
-        event === undefined ? '' : newEventId(),
-        String(Date.now()),
-        event === undefined ? '' : eventBody(event),
-      ),
-    );
+    const keys = [...this.keys(tenant), created, outbox, deliveries];
+    const [eventId, body] = event === undefined ? ['', ''] : [newEventId(), eventBody(event)];
+    const args = [encodeId(plant.id), encodeMember(plant), String(this.maxPlants), eventId];
+    const stored = await call(this.scripts.insert(...keys, ...args, String(Date.now()), body));
     if (stored === -1) throw plantQuotaReached(this.maxPlants);
     return stored === 1;
   }
