@@ -7,14 +7,13 @@ import { MONGO_LIMITS_COLLECTION } from './limiter-store.js';
 type UnitDocument = { key: string; unit: string; window: number; expire: Date };
 
 /**
- * Fixed windows counted on FerretDB v1, which applies every update as a read and a write of the
- * document with nothing between them: RateLimiterMongo's `$inc` loses counts there (a limit of 10
- * let 10 to 83 a second through, 16 clients). A unique index holds there (SQLite), so each unit
- * used takes a numbered place, `"<key>"#<window>#<n>` for n up to `points`: a count of the
- * window's places, then an insert of the next, the one after on a duplicate. Each place is taken
- * once, across processes too, so a window admits `points` at most, and as many when asked as
- * often. A decision costs a count and an insert or more (FerretDB reads the collection for each);
- * the places of ended windows are deleted once a second.
+ * Fixed windows counted on FerretDB v1, whose updates are a read and a write with nothing between:
+ * RateLimiterMongo's `$inc` loses counts there (a limit of 10 let 10 to 83 a second through, 16
+ * clients). Its unique index holds (SQLite), so each unit used takes a numbered place, n up to
+ * `points`: a count of the window's places, then an insert of the next, the one after on a
+ * duplicate. Each place is taken once, across processes too: a window admits `points` at most. A
+ * decision costs a count and an insert or more (FerretDB reads the collection for each); the
+ * places of ended windows are deleted once a second.
  */
 export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
   private readonly units: Collection<UnitDocument>;

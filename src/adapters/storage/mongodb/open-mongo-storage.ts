@@ -31,10 +31,10 @@ import { MongoWebhookOutbox } from './mongo-webhook-outbox.js';
 import { MongoWebhookSubscriptions, WEBHOOK_COLLECTION } from './mongo-webhook-subscriptions.js';
 
 /**
- * Prepares the database (collections, indexes) on a start-up client with the start-up bound's
- * deadlines, retrying what may heal; then connects the stores' client. Rejects with a
- * StorageOpenError naming the hosts: at once when the URL, the credentials or an index cannot work
- * (without its unique index a store could accept duplicates), else after the bound.
+ * Prepares the database (indexes) on a start-up client with the bound's deadlines, retrying what
+ * may heal, then connects the stores' client. Rejects with a StorageOpenError naming the hosts: at
+ * once when the URL, the credentials or an index cannot work (without its unique index a store
+ * could accept duplicates), else after the bound.
  */
 export async function openMongoStorage(
   config: Omit<StorageOptionsOf<'mongodb'>, 'kind'>,
