@@ -166,8 +166,7 @@ async function prepare(client: MongoClient, name: string, logger?: Logger): Prom
       await plants.createIndex(TAG_KEYS, { name: TAG_INDEX });
       if (count > 0) logger?.info(fields, 'stored plants indexed by tag');
     }
-    // Names as the driver would give them. The outbox polls plants by `due`; subscriptions are
-    // listed by tenant.
+    // The outbox polls plants by `due`; subscriptions are listed by tenant (names the driver's).
     await database.collection(TOKEN_COLLECTION).createIndex({ tenant: 1, createdAt: 1 });
     await plants.createIndex({ due: 1 });
     await database.collection(WEBHOOK_COLLECTION).createIndex({ tenant: 1 });
