@@ -22,11 +22,9 @@ import {
   PROBE_COLLECTION,
   TAG_INDEX,
   TAG_KEYS,
-  type CountDocument,
   type PlantDocument,
-  type ProbeDocument,
 } from './mongo-plant-store.js';
-import { MongoTokenStore, TOKEN_COLLECTION, type TokenDocument } from './mongo-token-store.js';
+import { MongoTokenStore, TOKEN_COLLECTION } from './mongo-token-store.js';
 import { MongoWebhookOutbox } from './mongo-webhook-outbox.js';
 import { MongoWebhookSubscriptions, WEBHOOK_COLLECTION } from './mongo-webhook-subscriptions.js';
 
@@ -104,12 +102,10 @@ export async function openMongoStorage(
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
   // No counts on FerretDB: its v1 updates without atomicity, so a count would not hold the quota.
   const counts =
-    max === 0 || ferretdb
-      ? undefined
-      : new PlantCounts(database.collection<CountDocument>(COUNT_COLLECTION), max);
+    max === 0 || ferretdb ? undefined : new PlantCounts(database.collection(COUNT_COLLECTION), max);
   const subscriptions = new MongoWebhookSubscriptions(
     undefined,
-    database.collection<{ _id: string }>(WEBHOOK_COLLECTION),
+    database.collection(WEBHOOK_COLLECTION),
     webhookCacheMs,
   );
   return {
@@ -117,11 +113,11 @@ export async function openMongoStorage(
       client,
       plants,
       counts,
-      database.collection<ProbeDocument>(PROBE_COLLECTION),
+      database.collection(PROBE_COLLECTION),
       MongoWebhookOutbox.entries(subscriptions),
       ferretdb,
     ),
-    tokens: new MongoTokenStore(database.collection<TokenDocument>(TOKEN_COLLECTION)),
+    tokens: new MongoTokenStore(database.collection(TOKEN_COLLECTION)),
     webhooks: subscriptions,
     outbox: new MongoWebhookOutbox(plants, ferretdb),
     limiterStore: { kind: 'mongodb', client, database: name, ferretdb },
