@@ -5,7 +5,6 @@ import {
   type Document,
   type Filter,
   type MongoClient,
-  type ObjectId,
 } from 'mongodb';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { plantQuotaReached } from '../../../domain/plant-quota.js';
@@ -184,11 +183,7 @@ export class MongoPlantStore implements PlantStore {
     return turn;
   }
 
-  private async importNow(
-    tenant: string,
-    plants: readonly StoredPlant[],
-    overwrite: boolean,
-  ): Promise<ImportOutcome[]> {
+  private async importNow(tenant: string, plants: readonly StoredPlant[], overwrite: boolean) {
     if (plants.length === 0) return [];
     const held = await this.held(tenant, plants);
     const outcomes = plants.map((plant): ImportOutcome => {
@@ -235,10 +230,7 @@ export class MongoPlantStore implements PlantStore {
   }
 
   /** The tenant's plants with the ids of `plants`, and their documents' _id, by id. */
-  private async held(
-    tenant: string,
-    plants: readonly StoredPlant[],
-  ): Promise<Map<PlantId, { plant: StoredPlant; _id: ObjectId }>> {
+  private async held(tenant: string, plants: readonly StoredPlant[]) {
     const ids = plants.map((plant) => exact(plant.id));
     // FerretDB reads every document of the collection for a find, and compares each with each
     // id of an $in: a range costs it a comparison or two (the plants between come along).
