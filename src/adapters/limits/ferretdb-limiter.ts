@@ -1,26 +1,19 @@
-import { MongoServerError, type Collection, type MongoClient } from 'mongodb';
+import type { Collection, MongoClient } from 'mongodb';
 import { RateLimiterCompatibleAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import { DUPLICATE_KEY } from '../storage/mongodb/mongo-errors.js';
+import { isDuplicate } from '../storage/mongodb/mongo-client.js';
 import { MONGO_LIMITS_COLLECTION } from './limiter-store.js';
 
-/** One unit used: the n-th of its key and window, a document of its own. */
-interface UnitDocument {
-  /** `"<unit>"#<window>#<n>`: unique (the collection's index). */
-  key: string;
-  unit: string;
-  window: number;
-  expire: Date;
-}
+/** One unit used, the n-th of its key and window: `key` is `"<unit>"#<window>#<n>`, unique (indexed). */
+type UnitDocument = { key: string; unit: string; window: number; expire: Date };
 
 /**
- * Fixed windows counted on FerretDB v1, which applies every update as a read and a write of the
- * document with nothing between them: RateLimiterMongo's `$inc` loses counts there (a limit of 10
- * let 10 to 83 a second through, 16 clients). A unique index holds there (SQLite), so each unit
- * used takes a numbered place, `"<key>"#<window>#<n>` for n up to `points`: a count of the
- * window's places, then an insert of the next, the one after on a duplicate. Each place is taken
- * once, across processes too, so a window admits `points` at most, and as many when asked as
- * often. A decision costs a count and an insert or more (FerretDB reads the collection for each);
- * the places of ended windows are deleted once a second.
+ * Fixed windows counted on FerretDB v1, whose updates are a read and a write with nothing between:
+ * RateLimiterMongo's `$inc` loses counts there (a limit of 10 let 10 to 83 a second through, 16
+ * clients). Its unique index holds (SQLite), so each unit used takes a numbered place, n up to
+ * `points`: a count of the window's places, then an insert of the next, the one after on a
+ * duplicate. Each place is taken once, across processes too: a window admits `points` at most. A
+ * decision costs a count and an insert or more (FerretDB reads the collection for each); the
+ * places of ended windows are deleted once a second.
  */
 export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
   private readonly units: Collection<UnitDocument>;
@@ -53,12 +46,11 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
         await this.units.insertOne({ key: place + n, unit, window, expire });
         return this.result(n, expire);
       } catch (error) {
-        if (!(error instanceof MongoServerError && error.code === DUPLICATE_KEY)) throw error;
+        if (!isDuplicate(error)) throw error;
       }
     }
   }
 
-  /** The key's units used in this window, or null when none. */
   override async get(key: string | number): Promise<RateLimiterRes | null> {
     const { unit, window, expire } = this.window(key);
     const used = await this.units.countDocuments({ unit, window });
@@ -68,11 +60,7 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
   private window(key: string | number) {
     const ms = this.options.duration * 1000;
     const window = Math.floor(Date.now() / ms);
-    return {
-      unit: `${this.options.keyPrefix}:${key}`,
-      window,
-      expire: new Date((window + 1) * ms),
-    };
+    return { unit: `${this.keyPrefix}:${key}`, window, expire: new Date((window + 1) * ms) };
   }
 
   private result(used: number, expire: Date): RateLimiterRes {

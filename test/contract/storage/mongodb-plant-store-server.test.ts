@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { Long, MongoClient, MongoNetworkError, MongoServerError, type Db } from 'mongodb';
 import { ConfigError } from '../../../src/config/index.js';
-import { isOutage } from '../../../src/adapters/storage/mongodb/mongo-errors.js';
+import { isOutage } from '../../../src/adapters/storage/mongodb/mongo-client.js';
 import {
   COLLECTION,
   INDEX_NAME,

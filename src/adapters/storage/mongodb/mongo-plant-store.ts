@@ -5,31 +5,31 @@ import {
   type Document,
   type Filter,
   type MongoClient,
-  type ObjectId,
 } from 'mongodb';
 import type { PlantId } from '../../../domain/plant-id.js';
 import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { DUPLICATE_KEY, insertNew, isDuplicate, text, withinDeadline } from './mongo-errors.js';
+import { DUPLICATE_KEY, insertNew, isDuplicate, text, withinDeadline } from './mongo-client.js';
 
-/** A plant as stored: `id` is a BSON int64 (a bigint here), never a double. */
+/**
+ * A plant as stored: `id` a BSON int64 (a bigint here), never a double. `pending` holds its events'
+ * webhook deliveries by delivery key, `due` their earliest time (what the outbox polls; absent when
+ * none), `lease` the token of the claim that last leased them (mongo-webhook-outbox.ts).
+ */
 export interface PlantDocument {
   tenant: string;
   id: bigint;
   name: string;
   tag?: string;
-  /** Webhook deliveries of the plant's events, by delivery key (see mongo-webhook-outbox.ts). */
   pending?: Record<string, PendingEntry>;
-  /** The earliest `due` of `pending`: what the outbox polls (absent when nothing is pending). */
   due?: Date;
-  /** The token of the claim that last leased the document's deliveries. */
   lease?: string;
 }
 
 /** One delivery waiting in a plant's document. */
-export interface PendingEntry {
+export type PendingEntry = {
   sub: string;
   event: string;
   type: WebhookEventType;
@@ -37,19 +37,10 @@ export interface PendingEntry {
   at: Date;
   due: Date;
   attempts: number;
-}
-
-/** Records an event: the entries to put in the plant's document (none without subscribers). */
-export type EventEntries = (
-  tenant: string,
-  event: PlantEvent,
-) => Promise<Record<string, PendingEntry> | undefined>;
+};
 
 /** The one document readiness rewrites. */
-export interface ProbeDocument {
-  _id: string;
-  at: Date;
-}
+export type ProbeDocument = { _id: string; at: Date };
 
 export const COLLECTION = 'plants';
 export const PROBE_COLLECTION = 'readiness';
@@ -69,16 +60,19 @@ export class MongoPlantStore implements PlantStore {
   /** On FerretDB, the last batch imported: the next waits for it (see importBatch). */
   private lastImport: Promise<unknown> = Promise.resolve();
 
+  /**
+   * Without `counts` no quota; without `probe` readiness only pings; without `eventEntries` (the
+   * entries an event puts in the plant's document, none without subscribers) no webhooks.
+   */
   constructor(
     private readonly client: MongoClient,
     private readonly plants: Collection<PlantDocument>,
-    /** Absent: no quota. */
     private readonly counts?: PlantCounts,
-    /** Where readiness writes its probe; absent: readiness only pings. */
     private readonly probe?: Collection<ProbeDocument>,
-    /** Absent: events are not recorded (no webhooks). */
-    private readonly eventEntries?: EventEntries,
-    /** Whether the server is FerretDB, whose v1 imports need another plan (see importBatch). */
+    private readonly eventEntries?: (
+      tenant: string,
+      event: PlantEvent,
+    ) => Promise<Record<string, PendingEntry> | undefined>,
     private readonly ferretdb = false,
   ) {}
 
@@ -189,11 +183,7 @@ export class MongoPlantStore implements PlantStore {
     return turn;
   }
 
-  private async importNow(
-    tenant: string,
-    plants: readonly StoredPlant[],
-    overwrite: boolean,
-  ): Promise<ImportOutcome[]> {
+  private async importNow(tenant: string, plants: readonly StoredPlant[], overwrite: boolean) {
     if (plants.length === 0) return [];
     const held = await this.held(tenant, plants);
     const outcomes = plants.map((plant): ImportOutcome => {
@@ -230,23 +220,17 @@ export class MongoPlantStore implements PlantStore {
     // Inserts another writer beat to the id: their places go back and they are looked at again.
     const lost = raced.map((at) => writes[at]!.index);
     await counts?.release(tenant, lost.length).catch(() => {});
-    const now = await this.held(
-      tenant,
-      lost.map((index) => plants[index]!),
-    );
+    const again = lost.map((index) => plants[index]!);
+    const now = await this.held(tenant, again);
     for (const index of lost) {
       const present = now.get(plants[index]!.id)?.plant;
-      outcomes[index] =
-        present !== undefined && samePlant(present, plants[index]!) ? 'present' : 'conflict';
+      outcomes[index] = present && samePlant(present, plants[index]!) ? 'present' : 'conflict';
     }
     return outcomes;
   }
 
   /** The tenant's plants with the ids of `plants`, and their documents' _id, by id. */
-  private async held(
-    tenant: string,
-    plants: readonly StoredPlant[],
-  ): Promise<Map<PlantId, { plant: StoredPlant; _id: ObjectId }>> {
+  private async held(tenant: string, plants: readonly StoredPlant[]) {
     const ids = plants.map((plant) => exact(plant.id));
     // FerretDB reads every document of the collection for a find, and compares each with each
     // id of an $in: a range costs it a comparison or two (the plants between come along).
@@ -289,11 +273,10 @@ export class MongoPlantStore implements PlantStore {
   /** A ping, then one small write: a server out of disk or read-only still answers pings. */
   async ping(): Promise<void> {
     await withinDeadline(() => this.client.db('admin').command({ ping: 1 }));
-    const probe = this.probe;
-    if (probe === undefined) return;
-    await withinDeadline(() =>
-      probe.updateOne({ _id: 'readiness' }, { $set: { at: new Date() } }, { upsert: true }),
-    );
+    const at = new Date();
+    await withinDeadline(async () => {
+      await this.probe?.updateOne({ _id: 'readiness' }, { $set: { at } }, { upsert: true });
+    });
   }
 }
 
@@ -305,11 +288,8 @@ function exact(id: PlantId): bigint {
   return id;
 }
 
-function toDocument(tenant: string, plant: StoredPlant): PlantDocument {
-  const document: PlantDocument = { ...key(tenant, plant.id), name: plant.name };
-  if (plant.tag !== undefined) document.tag = plant.tag;
-  return document;
-}
+const toDocument = (tenant: string, { id, name, tag }: StoredPlant): PlantDocument =>
+  tag === undefined ? { ...key(tenant, id), name } : { ...key(tenant, id), name, tag };
 
 function toStoredPlant(document: Partial<PlantDocument>): StoredPlant {
   // An int64 arrives as a bigint; an id written as int32 by another tool arrives as a number.
@@ -333,25 +313,22 @@ export function bulkWriteChunks<T extends Document>(
   operations: AnyBulkWriteOperation<T>[],
   ferretdb: boolean,
 ): { start: number; chunk: AnyBulkWriteOperation<T>[] }[] {
-  const most = ferretdb ? FERRETDB_UPDATES : Infinity;
   const chunks: { start: number; chunk: AnyBulkWriteOperation<T>[] }[] = [];
-  let start = 0;
-  while (start < operations.length) {
-    let end = start;
-    for (let updates = 0; end < operations.length; end++) {
-      if ('updateOne' in operations[end]! && ++updates > most) break;
+  let updates = 0;
+  for (const [start, operation] of operations.entries()) {
+    const update = 'updateOne' in operation;
+    if (start === 0 || (ferretdb && update && updates === FERRETDB_UPDATES)) {
+      chunks.push({ start, chunk: [] });
+      updates = 0;
     }
-    chunks.push({ start, chunk: operations.slice(start, end) });
-    start = end;
+    if (update) updates++;
+    chunks.at(-1)!.chunk.push(operation);
   }
   return chunks;
 }
 
 /** One tenant's plant count: `_id` is the tenant. */
-export interface CountDocument {
-  _id: string;
-  count: number;
-}
+export type CountDocument = { _id: string; count: number };
 
 export const COUNT_COLLECTION = 'plant_counts';
 

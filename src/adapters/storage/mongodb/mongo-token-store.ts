@@ -1,7 +1,7 @@
 import type { Collection } from 'mongodb';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import { insertNew, text as checked, withinDeadline } from './mongo-errors.js';
+import { insertNew, text as checked, withinDeadline } from './mongo-client.js';
 
 /** A managed token as stored: the token's id is the document's `_id`. */
 export interface TokenDocument extends Omit<ManagedToken, 'id' | 'scopes'> {
@@ -25,7 +25,6 @@ const toToken = ({ _id, ...rest }: TokenDocument): ManagedToken => ({
   ...(rest.lastUsedAt && { lastUsedAt: rest.lastUsedAt }),
 });
 
-/** Managed tokens in MongoDB, one document per token, beside the plants of the same database. */
 export class MongoTokenStore implements TokenStore {
   constructor(private readonly tokens: Collection<TokenDocument>) {}
 

@@ -2,11 +2,10 @@ import { ObjectId, type AnyBulkWriteOperation, type Collection } from 'mongodb';
 import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { newEventId } from '../../../application/webhook-ids.js';
-import { withinDeadline } from './mongo-errors.js';
+import { withinDeadline } from './mongo-client.js';
 import { bulkWriteChunks, type PendingEntry, type PlantDocument } from './mongo-plant-store.js';
 import type { MongoWebhookSubscriptions } from './mongo-webhook-subscriptions.js';
 
-export const DUE_INDEX = 'due_1';
 /** A document without deliveries: no `pending`, no `due`, no lease. */
 const FORGET = { $unset: { pending: '', due: '', lease: '' } } as const;
 
@@ -24,7 +23,6 @@ export class MongoWebhookOutbox implements WebhookOutbox {
 
   constructor(
     private readonly plants: Collection<PlantDocument>,
-    /** Whether the server is FerretDB, whose v1 takes few updates a command (see claim). */
     private readonly ferretdb = false,
   ) {}
 
@@ -33,9 +31,7 @@ export class MongoWebhookOutbox implements WebhookOutbox {
     return async (tenant: string, event: PlantEvent) => {
       const ids = await subscriptions.targets(tenant, event.type);
       if (ids.length === 0) return undefined;
-      const eventId = newEventId();
-      const body = eventBody(event);
-      const now = new Date();
+      const [eventId, body, now] = [newEventId(), eventBody(event), new Date()];
       return Object.fromEntries(
         ids.map((sub): [string, PendingEntry] => [
           `${eventId}:${sub}`,
@@ -109,16 +105,16 @@ export class MongoWebhookOutbox implements WebhookOutbox {
           mine.push(key);
           const deliveryKey = `${document._id.toHexString()} ${key}`;
           this.single.set(deliveryKey, entries.length === 1);
-          deliveries.push({
-            key: deliveryKey,
-            tenant: document.tenant,
-            subscriptionId: entry.sub,
-            eventId: entry.event,
-            type: entry.type,
-            body: entry.body,
-            attempts: entry.attempts,
-            createdAt: entry.at,
-          });
+          const {
+            sub: subscriptionId,
+            event: eventId,
+            type,
+            body,
+            attempts,
+            at: createdAt,
+          } = entry;
+          const fields = { subscriptionId, eventId, type, body, attempts, createdAt };
+          deliveries.push({ key: deliveryKey, tenant: document.tenant, ...fields });
         } else earliest = Math.min(earliest, entry.due.getTime());
       }
       if (entries.length === 1 && mine.length === 1) continue;

@@ -6,7 +6,7 @@ import type {
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
 import { byCreation, fromRecord, patchEntries, toRecord } from '../webhook-record.js';
-import { insertNew, text, withinDeadline } from './mongo-errors.js';
+import { insertNew, text, withinDeadline } from './mongo-client.js';
 
 /** A subscription as stored: its record (dates as ISO text), the id as `_id`. */
 type SubscriptionDocument = { _id: string } & Record<string, unknown>;
@@ -50,21 +50,13 @@ export class MongoWebhookSubscriptions implements WebhookSubscriptions {
   }
 
   async update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription | undefined> {
-    const set: Record<string, unknown> = {};
-    const unset: Record<string, ''> = {};
+    const update: { $set?: Record<string, unknown>; $unset?: Record<string, ''> } = {};
     for (const [field, value] of patchEntries(patch)) {
-      if (value === undefined) unset[field] = '';
-      else set[field] = value;
+      if (value === undefined) (update.$unset ??= {})[field] = '';
+      else (update.$set ??= {})[field] = value;
     }
     const document = await withinDeadline(() =>
-      this.webhooks.findOneAndUpdate(
-        { _id: text(id) },
-        {
-          ...(Object.keys(set).length > 0 && { $set: set }),
-          ...(Object.keys(unset).length > 0 && { $unset: unset }),
-        },
-        { returnDocument: 'after' },
-      ),
+      this.webhooks.findOneAndUpdate({ _id: text(id) }, update, { returnDocument: 'after' }),
     );
     this.cache = undefined;
     return document === null ? undefined : toSubscription(document);

@@ -1,17 +1,11 @@
 import { PlantError } from '../../../domain/errors.js';
 import type { OpenedStorage } from '../../limits/limiter-store.js';
-import { reportBoth, type OutageReporters } from '../outage-reporter.js';
+import { reportBoth } from '../outage-reporter.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { networkReason, remaining, StorageNotReady, waitForStorage } from '../startup.js';
 import { StorageOpenError } from '../storage-open-error.js';
-import {
-  createRedisClient,
-  isUnavailableError,
-  redisCall,
-  untilReady,
-  type RedisClient,
-} from './redis-client.js';
-import { DEFAULT_REDIS_PREFIX, RedisPlantStore } from './redis-plant-store.js';
+import { createRedisClient, isUnavailableError, quit, untilReady } from './redis-client.js';
+import { RedisPlantStore } from './redis-plant-store.js';
 import { RedisTokenStore } from './redis-token-store.js';
 import { RedisWebhookOutbox } from './redis-webhook-outbox.js';
 import { RedisWebhookSubscriptions } from './redis-webhook-subscriptions.js';
@@ -27,35 +21,40 @@ export async function openRedisStorage(
   deps: StorageDeps = {},
 ): Promise<OpenedStorage> {
   const target = parseRedisUrl(config.url);
-  const prefix = config.prefix ?? DEFAULT_REDIS_PREFIX;
-  const nodes = describeRedisTarget(target);
-  const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${nodes}`;
+  const prefix = config.prefix ?? 'plant-store:';
+  const where = `${target.cluster ? 'Redis Cluster' : 'Redis'} at ${describeRedisTarget(target)}`;
   const client = createRedisClient(target);
-  watchConnection(client, where, deps.outages);
+  // Losing and regaining Redis, reported as the connection sees it; errors before the first
+  // connection are the opener's to say. Errors are always listened to, so that ioredis prints none
+  // (the operations they fail reject with storage-unavailable).
+  const { outages } = deps;
+  let up = false;
+  client.on('error', (error: Error) => outages && up && reportBoth(outages, where, error.message));
+  client.on('ready', () => {
+    up = true;
+    if (outages) reportBoth(outages, where);
+  });
   // The latest error across attempts: the last, cut short by the bound, may see none of its own.
   let latest: Error | undefined;
-  const remember = (error: Error): void => {
-    latest = error;
-  };
+  const remember = (error: Error): void => void (latest = error);
   client.on('error', remember);
   try {
     await waitForStorage(
       ({ deadline }) =>
-        untilReady(client, Math.min(ATTEMPT_MS, remaining(deadline)), latest).catch(
-          (error: unknown) => {
-            throw classify(error as Error, where);
-          },
-        ),
+        // One wait for "ready", after which its reason is logged (once) and it waits again.
+        untilReady(client, Math.min(1000, remaining(deadline)), latest).catch((error: unknown) => {
+          throw classify(error as Error, where);
+        }),
       {
         where,
         variable: 'REDIS_URL',
-        timeoutMs: deps.startupTimeoutMs ?? DEFAULT_STARTUP_MS,
+        timeoutMs: deps.startupTimeoutMs ?? 30_000,
         logger: deps.logger,
         signal: deps.signal,
       },
     );
     const plants = new RedisPlantStore(client, prefix, config.maxPlantsPerTenant);
-    await plants.indexTags({ logger: deps.logger, signal: deps.signal }).catch((error: unknown) => {
+    await plants.indexTags(deps).catch((error: unknown) => {
       if (!(error instanceof PlantError)) throw error;
       throw new StorageOpenError(where, 'REDIS_URL', `cannot index the tags: ${error.message}`, {
         cause: error,
@@ -67,12 +66,7 @@ export async function openRedisStorage(
       webhooks: new RedisWebhookSubscriptions(client, prefix),
       outbox: new RedisWebhookOutbox(client, prefix),
       limiterStore: { kind: 'redis', client, prefix },
-      // QUIT, or drop the socket (and stop reconnecting) when Redis is gone already.
-      close: () =>
-        redisCall(client.quit()).then(
-          () => {},
-          () => client.disconnect(),
-        ),
+      close: () => quit(client),
     };
   } catch (error) {
     client.disconnect();
@@ -81,10 +75,6 @@ export async function openRedisStorage(
     client.off('error', remember);
   }
 }
-
-const DEFAULT_STARTUP_MS = 30_000;
-// One wait for "ready", after which its reason is logged (once) and it waits again.
-const ATTEMPT_MS = 1000;
 
 /** Waiting helps when Redis is unreachable or loading; a refused password or an unknown reply is final. */
 function classify(error: Error, where: string): Error {
@@ -98,22 +88,4 @@ function classify(error: Error, where: string): Error {
     ? 'refused authentication'
     : `cannot be used: ${error.message}`;
   return new StorageOpenError(where, 'REDIS_URL', problem, { cause: error });
-}
-
-/**
- * Reports losing and regaining Redis the moment the connection does; errors before the first
- * connection are the opener's to say. Without reporters errors are still listened to, so that
- * ioredis does not print each one: the operations they fail reject with storage-unavailable.
- */
-function watchConnection(client: RedisClient, where: string, outages?: OutageReporters): void {
-  if (outages === undefined) {
-    client.on('error', () => {});
-    return;
-  }
-  let up = false;
-  client.on('error', (error: Error) => up && reportBoth(outages, where, error.message));
-  client.on('ready', () => {
-    up = true;
-    reportBoth(outages, where);
-  });
 }

@@ -23,22 +23,13 @@ const reconnectDelay = (attempt: number): number => Math.min(50 * attempt, 1000)
 
 /** Builds the client for the target; it connects in the background and reconnects by itself. */
 export function createRedisClient(target: RedisTarget): RedisClient {
-  const auth = {
-    ...(target.username === undefined ? {} : { username: target.username }),
-    ...(target.password === undefined ? {} : { password: target.password }),
-    ...(target.tls ? { tls: {} } : {}),
-  };
-  if (!target.cluster) {
-    return new Redis({
-      ...BOUNDED,
-      ...auth,
-      ...target.nodes[0]!,
-      db: target.db,
-      retryStrategy: reconnectDelay,
-    });
+  const { cluster, nodes, db, tls, ...credentials } = target;
+  const auth = { ...credentials, ...(tls && { tls: {} }) };
+  if (!cluster) {
+    return new Redis({ ...BOUNDED, ...auth, ...nodes[0]!, db, retryStrategy: reconnectDelay });
   }
   const { enableOfflineQueue, enableAutoPipelining, ...perNode } = BOUNDED;
-  return new Cluster(target.nodes, {
+  return new Cluster(nodes, {
     enableOfflineQueue,
     enableAutoPipelining,
     clusterRetryStrategy: reconnectDelay,
@@ -105,6 +96,11 @@ export function untilReady(client: RedisClient, ms: number, earlier?: Error): Pr
     client.on('error', onError);
     client.once('ready', onReady);
   });
+}
+
+/** QUIT, or drop the socket (and stop reconnecting) when Redis is gone already. */
+export async function quit(client: RedisClient): Promise<void> {
+  await redisCall(client.quit()).catch(() => client.disconnect());
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { PlantId } from '../../../domain/plant-id.js';
 import type { StoredPlant } from '../../../domain/plant.js';
-import type { WebhookEventType } from '../../../domain/webhook.js';
 
 const SIGN_BIT = 2n ** 63n;
 const HEX_ID = /^[0-9a-f]{16}$/;
@@ -9,16 +8,15 @@ const NAME = '{"name":"';
 const TAG = '","tag":"';
 
 /**
- * An id as 16 lowercase hex digits of (id + 2^63): byte order is numeric order over all of int64.
- * Ids are ordered by member bytes (BYLEX): a sorted-set score is a double and would merge 2^53 and
- * 2^53+1.
+ * An id as 16 lowercase hex digits of (id + 2^63): byte order is numeric order over all of int64,
+ * and members are ordered by bytes (BYLEX), as a score (a double) would merge 2^53 and 2^53+1.
  */
 export const encodeId = (id: PlantId): string => (id + SIGN_BIT).toString(16).padStart(16, '0');
 
 const HALF = 2 ** 31;
 
 /**
- * The inverse of encodeId. perf: two parseInt halves instead of one BigInt parse, and `fields`
+ * The inverse of encodeId. perf: two parseInt halves instead of one BigInt parse, and decodeMember
  * slicing what it can, save about a tenth of a GET's CPU on Redis.
  */
 export const decodeId = (hex: string): PlantId =>
@@ -33,46 +31,30 @@ export function encodeMember(plant: StoredPlant): string {
 
 const malformed = () => new Error('a plant in Redis is not in the form this store writes');
 
-function parsedFields(json: string): { name: string; tag: string | undefined } {
-  const { name, tag } = (JSON.parse(json) ?? {}) as { name?: unknown; tag?: unknown };
-  if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) throw malformed();
-  return { name, tag };
-}
-
-/** A member's name and tag: sliced when free of escapes (see decodeId), else parsed. */
-function fields(member: string): { name: string; tag: string | undefined } {
-  const start = ID_END + 1 + NAME.length;
-  if (member.includes('\\', start) || !member.startsWith(NAME, ID_END + 1)) {
-    return parsedFields(member.slice(ID_END + 1));
-  }
-  const end = member.indexOf('"', start);
-  const name = member.slice(start, end);
-  if (end === member.length - 2 && member.endsWith('"}')) return { name, tag: undefined };
-  const tagEnd = member.indexOf('"', end + TAG.length);
-  if (member.startsWith(TAG, end) && tagEnd === member.length - 2 && member.endsWith('"}')) {
-    return { name, tag: member.slice(end + TAG.length, tagEnd) };
-  }
-  return parsedFields(member.slice(ID_END + 1));
-}
-
-/** The inverse of encodeMember; throws on a member this store did not write. */
+/** The inverse of encodeMember (name and tag sliced when free of escapes, see decodeId, else parsed). */
 export function decodeMember(member: string): StoredPlant {
   const hex = member.slice(0, ID_END);
   if (member.charCodeAt(ID_END) !== 0x3a || !HEX_ID.test(hex)) throw malformed();
-  const { name, tag } = fields(member);
   const id = decodeId(hex);
+  const start = ID_END + 1 + NAME.length;
+  if (
+    member.startsWith(NAME, ID_END + 1) &&
+    !member.includes('\\', start) &&
+    member.endsWith('"}')
+  ) {
+    const end = member.indexOf('"', start);
+    const name = member.slice(start, end);
+    if (end === member.length - 2) return { id, name };
+    const tagEnd = member.indexOf('"', end + TAG.length);
+    if (member.startsWith(TAG, end) && tagEnd === member.length - 2) {
+      return { id, name, tag: member.slice(end + TAG.length, tagEnd) };
+    }
+  }
+  const json = (JSON.parse(member.slice(ID_END + 1)) ?? {}) as { name?: unknown; tag?: unknown };
+  const { name, tag } = json;
+  if (typeof name !== 'string' || (tag !== undefined && typeof tag !== 'string')) throw malformed();
   return tag === undefined ? { id, name } : { id, name, tag };
 }
-
-/** The lexical range of exactly one id's members: `[<id>:` to `(<id>;` (';' follows ':'). */
-export const idRange = (id: PlantId): [string, string] => {
-  const hex = encodeId(id);
-  return [`[${hex}:`, `(${hex};`];
-};
-
-/** The lexical lower bound of the ids above `after` (all of them when undefined). */
-export const afterBound = (after: PlantId | undefined): string =>
-  after === undefined ? '-' : `(${encodeId(after)};`;
 
 /**
  * The hash tag every key of a tenant starts with, so that its scripts touch one cluster slot; the
@@ -81,7 +63,6 @@ export const afterBound = (after: PlantId | undefined): string =>
 export const tenantTag = (prefix: string, tenant: string): string =>
   `${prefix}{${Buffer.from(tenant, 'utf8').toString('base64url')}}`;
 
-/** The sorted set of a tenant's plants. */
 export const plantsKey = (prefix: string, tenant: string): string =>
   `${tenantTag(prefix, tenant)}:plants`;
 
@@ -90,28 +71,26 @@ export const tagsKey = (prefix: string, tenant: string): string =>
   `${tenantTag(prefix, tenant)}:tags`;
 
 /**
- * The index range of one tag's entries with an id above `after`. Hex digits include neither ':'
- * nor ';', so no other tag's entries fall in it, the empty tag's (`:...`) included.
+ * The keys of a tenant's webhooks, all in the slot of its plants: `subscriptions` (hash: id ->
+ * JSON), `created` (set: ids of the enabled subscriptions to plant.created, read by the insert
+ * script), `outbox` (sorted set: delivery key `<event id>:<subscription id>` by due time, ms),
+ * `deliveries` (hash: delivery key -> {sub, event, type, body, at, attempts}).
  */
-export function tagRange(tag: string, after: PlantId | undefined): [string, string] {
-  const hex = Buffer.from(tag, 'utf8').toString('hex');
-  return [after === undefined ? `[${hex}:` : `(${hex}:${encodeId(after)};`, `(${hex};`];
+export function webhookKeys(prefix: string, tenant: string) {
+  const tag = tenantTag(prefix, tenant);
+  return {
+    subscriptions: `${tag}:webhooks`,
+    created: `${tag}:webhooks:plant.created`,
+    outbox: `${tag}:outbox`,
+    deliveries: `${tag}:outbox:deliveries`,
+  };
 }
 
-/** The keys of a tenant's webhooks, all in the slot of its plants. */
-export const webhookKeys = (prefix: string, tenant: string) => ({
-  /** Hash: subscription id -> subscription JSON. */
-  subscriptions: `${tenantTag(prefix, tenant)}:webhooks`,
-  /** Set: ids of the enabled subscriptions to an event, read by the insert script. */
-  targets: (type: WebhookEventType) => `${tenantTag(prefix, tenant)}:webhooks:${type}`,
-  /** Sorted set: delivery key (`<event id>:<subscription id>`) by due time (ms). */
-  outbox: `${tenantTag(prefix, tenant)}:outbox`,
-  /** Hash: delivery key -> {sub, event, type, body, at, attempts}. */
-  deliveries: `${tenantTag(prefix, tenant)}:outbox:deliveries`,
+/**
+ * Outside any slot: `index` (hash: subscription id -> tenant) and `tenants` (set: every tenant that
+ * ever had a subscription, the tenants whose outboxes are polled).
+ */
+export const webhookIndexKeys = (prefix: string) => ({
+  index: `${prefix}webhooks`,
+  tenants: `${prefix}webhook-tenants`,
 });
-
-/** Hash (outside any tenant's slot): subscription id -> tenant. */
-export const webhookIndexKey = (prefix: string): string => `${prefix}webhooks`;
-
-/** Set: every tenant that ever had a subscription; the tenants whose outboxes are polled. */
-export const webhookTenantsKey = (prefix: string): string => `${prefix}webhook-tenants`;

@@ -8,14 +8,11 @@ import type { Logger } from '../../../ports/logger.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { redisCall, script, type RedisClient } from './redis-client.js';
 import {
-  afterBound,
   decodeId,
   decodeMember,
   encodeId,
   encodeMember,
-  idRange,
   plantsKey,
-  tagRange,
   tagsKey,
   webhookKeys,
 } from './redis-plant-codec.js';
@@ -84,14 +81,11 @@ for i = 3, #ARGV, 2 do
 end
 return out`;
 
-// ARGV: lower bound (afterBound), most plants; resolves how many, and the last's encoded id. The
+// ARGV: lower bound ('-' or `(<id>;`), most plants; resolves how many, and the last's encoded id. The
 // migration's step: ZADD of a held entry changes nothing, so steps may repeat and run in parallel.
 const INDEX_TAGS_LUA = `${INDEX_LUA}
 local members = redis.call('ZRANGE', KEYS[1], ARGV[1], '+', 'BYLEX', 'LIMIT', 0, tonumber(ARGV[2]))
-for _, member in ipairs(members) do
-  local e = entry(member)
-  if e then redis.call('ZADD', KEYS[2], 0, e) end
-end
+for _, member in ipairs(members) do add(member) end
 if #members == 0 then return {0} end
 return {#members, string.sub(members[#members], 1, 16)}`;
 
@@ -103,30 +97,19 @@ return 1`;
 
 const IMPORT_OUTCOMES = ['stored', 'present', 'replaced', 'conflict', 'quota'] as const;
 
-export interface IndexTagsOptions {
-  logger?: Logger | undefined;
-  /** Aborting it stops the migration between two steps (rejecting with its reason). */
-  signal?: AbortSignal | undefined;
-  /** Plants a step (one script) indexes. */
-  batch?: number;
-}
+/** `signal` stops the migration between two steps (rejecting); `batch`: plants a step indexes. */
+export type IndexTagsOptions = { logger?: Logger; signal?: AbortSignal; batch?: number };
 
 /** The tenants one SCAN pass read, sorted, and how many of them were paged out already. */
 type Walk = { tenants: string[]; next: number; timer?: NodeJS.Timeout };
-/** Walks kept at once (exports paging at the same time), and how long one waits for its next page. */
-const MAX_WALKS = 8;
-const WALK_IDLE_MS = 60_000;
 
 // With a shebang and no flags a script may write, so Redis 7 refuses it exactly while writes are
 // refused (OOM, MISCONF, READONLY); it writes nothing.
 const WRITABLE_LUA = `#!lua
 return 1`;
 
-export const DEFAULT_REDIS_PREFIX = 'plant-store:';
-
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
-
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Every operation of the plant store tells refused writes from an outage (see redisCall). */
@@ -143,7 +126,7 @@ export class RedisPlantStore implements PlantStore {
 
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+    private readonly prefix: string,
     private readonly maxPlants: number = DEFAULT_MAX_PLANTS_PER_TENANT,
   ) {
     if (/[{}]/.test(prefix)) throw new Error('the Redis key prefix must not contain { or }');
@@ -158,31 +141,27 @@ export class RedisPlantStore implements PlantStore {
   }
 
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const { targets, outbox, deliveries } = webhookKeys(this.prefix, tenant);
-    const stored = await call(
-      this.scripts.insert(
-        ...this.keys(tenant),
-        targets('plant.created'),
-        outbox,
-        deliveries,
-        encodeId(plant.id),
-        encodeMember(plant),
-        String(this.maxPlants),
-        event === undefined ? '' : newEventId(),
-        String(Date.now()),
-        event === undefined ? '' : eventBody(event),
-      ),
-    );
+    const { created, outbox, deliveries } = webhookKeys(this.prefix, tenant);
+    const keys = [...this.keys(tenant), created, outbox, deliveries];
+    const [eventId, body] = event === undefined ? ['', ''] : [newEventId(), eventBody(event)];
+    const args = [encodeId(plant.id), encodeMember(plant), String(this.maxPlants), eventId];
+    const stored = await call(this.scripts.insert(...keys, ...args, String(Date.now()), body));
     if (stored === -1) throw plantQuotaReached(this.maxPlants);
     return stored === 1;
   }
 
+  /** The id's members run from `[<id>:` to `(<id>;` (';' follows ':'). */
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
-    const [member] = await this.range(this.key(tenant), ...idRange(id), 1);
+    const hex = encodeId(id);
+    const [member] = await this.range(this.key(tenant), `[${hex}:`, `(${hex};`, 1);
     return member === undefined ? undefined : decodeMember(member);
   }
 
-  /** One ZRANGE BYLEX from just above `after`: of the tenant's plants, or of each tag's range. */
+  /**
+   * One ZRANGE BYLEX from just above `after`: of the tenant's plants, or of each tag's entries in
+   * the index, `<tag hex>:` to `<tag hex>;` (hex holds neither ':' nor ';', so no other tag's
+   * entries, the empty tag's `:...` included, fall in it).
+   */
   async list(
     tenant: string,
     after: PlantId | undefined,
@@ -191,15 +170,17 @@ export class RedisPlantStore implements PlantStore {
   ): Promise<StoredPlant[]> {
     if (limit <= 0) return [];
     const [key, index] = this.keys(tenant);
+    const above = after === undefined ? undefined : `${encodeId(after)};`;
     if (tags === undefined) {
-      return (await this.range(key, afterBound(after), '+', limit)).map(decodeMember);
+      return (await this.range(key, above ? `(${above}` : '-', '+', limit)).map(decodeMember);
     }
     const pages = await Promise.all(
       tags.map(async (tag) => {
-        const entries = await this.range(index, ...tagRange(tag, after), limit);
-        // An entry is the tag's hex (two digits a UTF-8 byte), a colon, then the plant's member.
-        const skip = Buffer.byteLength(tag, 'utf8') * 2 + 1;
-        return entries.map((entry) => decodeMember(entry.slice(skip)));
+        const hex = Buffer.from(tag, 'utf8').toString('hex');
+        const from = above ? `(${hex}:${above}` : `[${hex}:`;
+        const entries = await this.range(index, from, `(${hex};`, limit);
+        // An entry is the tag's hex, a colon, then the plant's member.
+        return entries.map((entry) => decodeMember(entry.slice(hex.length + 1)));
       }),
     );
     return firstById(pages, limit);
@@ -215,8 +196,8 @@ export class RedisPlantStore implements PlantStore {
 
   /**
    * One SCAN pass on every master reads every tenant above `after`, sorted (Redis orders nothing);
-   * the pages that continue from this one are served from that reading, kept until its last page
-   * or WALK_IDLE_MS: an export costs one pass.
+   * the pages that continue from this one are served from that reading, kept (8 exports at once)
+   * until its last page or a minute without one: an export costs one pass.
    */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
@@ -227,7 +208,15 @@ export class RedisPlantStore implements PlantStore {
     const page = walk.tenants.slice(walk.next, walk.next + limit);
     walk.next += page.length;
     // A full page is followed by another call, even when the walk has nothing left.
-    if (page.length === limit) this.keepWalk(page.at(-1)!, walk);
+    if (page.length < limit) return page;
+    if (this.walks.size >= 8) {
+      const [oldest, dropped] = this.walks.entries().next().value!;
+      clearTimeout(dropped.timer);
+      this.walks.delete(oldest);
+    }
+    const last = page.at(-1)!;
+    walk.timer = setTimeout(() => this.walks.delete(last), 60_000).unref();
+    this.walks.set(last, walk);
     return page;
   }
 
@@ -252,17 +241,6 @@ export class RedisPlantStore implements PlantStore {
     }
     // SCAN may return a key twice (a rehash during the pass).
     return [...new Set(found)].sort(compareTenants);
-  }
-
-  /** Keeps `walk` for the page after `last`, a few walks at most, each for WALK_IDLE_MS. */
-  private keepWalk(last: string, walk: Walk): void {
-    if (this.walks.size >= MAX_WALKS) {
-      const [oldest, dropped] = this.walks.entries().next().value!;
-      clearTimeout(dropped.timer);
-      this.walks.delete(oldest);
-    }
-    walk.timer = setTimeout(() => this.walks.delete(last), WALK_IDLE_MS).unref();
-    this.walks.set(last, walk);
   }
 
   /**

@@ -2,7 +2,6 @@ import { isScope } from '../../../domain/caller.js';
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
 import { redisCall, script, type RedisClient } from './redis-client.js';
-import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
 
 // Each script touches one key (the token's hash), so each is atomic on a cluster too. ARGV:
 // create: field, value, ... (1 stored, 0 id taken); revoke: revokedAt, the first kept; markUsed:
@@ -50,7 +49,7 @@ export class RedisTokenStore implements TokenStore {
 
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+    private readonly prefix: string,
   ) {
     this.scripts = {
       create: script<number>(client, 'tokenCreate', 1, CREATE_LUA),

@@ -1,7 +1,6 @@
-/** Where the Redis store connects, read from a `REDIS_URL`. */
+/** Where the Redis store connects, read from a `REDIS_URL`; a cluster's nodes are its seed nodes. */
 export interface RedisTarget {
   cluster: boolean;
-  /** Standalone: one node. Cluster: the seed nodes; the client learns the rest from them. */
   nodes: { host: string; port: number }[];
   db: number;
   tls: boolean;
@@ -9,7 +8,6 @@ export interface RedisTarget {
   password?: string;
 }
 
-const DEFAULT_PORT = 6379;
 const SCHEME = /^(rediss?)(\+cluster)?:\/\/(.*)$/s;
 const HOST_PORT = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]]+)(?::([0-9]{1,5}))?$/;
 
@@ -20,7 +18,7 @@ export class RedisUrlError extends Error {
 
 function parseNode(text: string): { host: string; port: number } {
   const match = HOST_PORT.exec(text);
-  const port = match?.[2] === undefined ? DEFAULT_PORT : Number(match[2]);
+  const port = match?.[2] === undefined ? 6379 : Number(match[2]);
   if (match === null || port < 1 || port > 65535) {
     throw new RedisUrlError(`"${text}" is not a host or host:port`);
   }
@@ -37,10 +35,8 @@ function decode(text: string, what: string): string {
 }
 
 /**
- * Reads `redis[s]://[[user]:password@]host[:port][/db]` (standalone) or
- * `redis[s]+cluster://[[user]:password@]host:port[,host:port...]` (Redis Cluster seed nodes).
- * Why a scheme and not a flag: one variable says everything, and a cluster URL cannot be mistaken
- * for a standalone one. Throws a RedisUrlError.
+ * Reads `redis[s]://[[user]:password@]host[:port][/db]` or, for a Redis Cluster's seed nodes,
+ * `redis[s]+cluster://[[user]:password@]host:port[,host:port...]` (docs/storage-redis.md).
  */
 export function parseRedisUrl(url: string): RedisTarget {
   const scheme = SCHEME.exec(url.trim());

@@ -1,8 +1,7 @@
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
 import { toPendingDelivery, type DeliveryRecord } from '../webhook-record.js';
 import { redisCall, script, type RedisClient } from './redis-client.js';
-import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
-import { webhookKeys, webhookTenantsKey } from './redis-plant-codec.js';
+import { webhookIndexKeys, webhookKeys } from './redis-plant-codec.js';
 
 // KEYS: outbox, deliveries. Claim, ARGV: now, lease end, max; moves each due delivery's time to the
 // lease's end (others skip it until then) and answers [key, JSON, ...]. Retry, ARGV: key, due,
@@ -42,7 +41,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
 
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+    private readonly prefix: string,
   ) {
     this.scripts = {
       claim: script<string[]>(client, 'outboxClaim', 2, CLAIM_LUA),
@@ -52,7 +51,7 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   }
 
   private async tenants(): Promise<string[]> {
-    return redisCall(this.client.smembers(webhookTenantsKey(this.prefix)));
+    return redisCall(this.client.smembers(webhookIndexKeys(this.prefix).tenants));
   }
 
   async claim(
@@ -67,14 +66,8 @@ export class RedisWebhookOutbox implements WebhookOutbox {
       const room = Math.min(max - claimed.length, roomFor(tenant));
       if (room <= 0) continue;
       const keys = this.keys(tenant);
-      const flat = await redisCall(
-        this.scripts.claim(
-          ...keys,
-          String(now.getTime()),
-          String(now.getTime() + leaseMs),
-          String(room),
-        ),
-      );
+      const args = [now.getTime(), now.getTime() + leaseMs, room].map(String);
+      const flat = await redisCall(this.scripts.claim(...keys, ...args));
       for (let i = 0; i < flat.length; i += 2) {
         const json = flat[i + 1]!;
         const delivery =
@@ -114,17 +107,11 @@ export class RedisWebhookOutbox implements WebhookOutbox {
   }
 
   async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
-    const json = JSON.stringify({
-      sub: delivery.subscriptionId,
-      event: delivery.eventId,
-      type: delivery.type,
-      body: delivery.body,
-      at: String(delivery.createdAt.getTime()),
-      attempts,
-    } satisfies Stored);
-    await redisCall(
-      this.scripts.retry(...this.keys(delivery.tenant), delivery.key, String(due.getTime()), json),
-    );
+    const { subscriptionId: sub, eventId: event, type, body, createdAt } = delivery;
+    const at = String(createdAt.getTime());
+    const json = JSON.stringify({ sub, event, type, body, at, attempts } satisfies Stored);
+    const keys = this.keys(delivery.tenant);
+    await redisCall(this.scripts.retry(...keys, delivery.key, String(due.getTime()), json));
   }
 
   async trim(tenant: string, keep: number): Promise<number> {

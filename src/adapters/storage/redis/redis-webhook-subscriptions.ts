@@ -5,9 +5,8 @@ import {
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
 import { byCreation, fromRecord, patchEntries, toRecord } from '../webhook-record.js';
-import { redisCall, script, type RedisClient } from './redis-client.js';
-import { DEFAULT_REDIS_PREFIX } from './redis-plant-store.js';
-import { webhookIndexKey, webhookKeys, webhookTenantsKey } from './redis-plant-codec.js';
+import { quit, redisCall, script, type RedisClient } from './redis-client.js';
+import { webhookIndexKeys, webhookKeys } from './redis-plant-codec.js';
 
 const parse = (json: string): WebhookSubscription =>
   fromRecord(JSON.parse(json) as Record<string, unknown>);
@@ -49,12 +48,14 @@ return redis.call('HDEL', KEYS[1], ARGV[1])`;
  */
 export class RedisWebhookSubscriptions implements WebhookSubscriptions {
   private readonly scripts;
+  private readonly keys;
 
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string = DEFAULT_REDIS_PREFIX,
+    private readonly prefix: string,
     private readonly owned = false,
   ) {
+    this.keys = webhookIndexKeys(prefix);
     this.scripts = {
       add: script<number>(client, 'webhookAdd', 2, ADD_LUA),
       patch: script<string | null>(client, 'webhookPatch', 2, PATCH_LUA),
@@ -63,40 +64,29 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
   }
 
   async add(subscription: WebhookSubscription): Promise<boolean> {
-    const index = webhookIndexKey(this.prefix);
     // Indexed first: a crash after it leaves an index entry without subscription, which find ignores.
     const { id, tenant } = subscription;
-    if ((await redisCall(this.client.hsetnx(index, id, tenant))) !== 1) return false;
-    await redisCall(this.client.sadd(webhookTenantsKey(this.prefix), tenant));
-    const keys = webhookKeys(this.prefix, tenant);
-    const written = await redisCall(
-      this.scripts.add(
-        keys.subscriptions,
-        keys.targets('plant.created'),
-        id,
-        JSON.stringify(toRecord(subscription)),
-        wants(subscription, 'plant.created') ? '1' : '0',
-      ),
-    );
-    return written === 1;
+    if ((await redisCall(this.client.hsetnx(this.keys.index, id, tenant))) !== 1) return false;
+    await redisCall(this.client.sadd(this.keys.tenants, tenant));
+    const { subscriptions, created } = webhookKeys(this.prefix, tenant);
+    const json = JSON.stringify(toRecord(subscription));
+    const wanted = wants(subscription, 'plant.created') ? '1' : '0';
+    return (await redisCall(this.scripts.add(subscriptions, created, id, json, wanted))) === 1;
   }
 
   async find(id: string): Promise<WebhookSubscription | undefined> {
-    const tenant = await redisCall(this.client.hget(webhookIndexKey(this.prefix), id));
-    if (tenant === null) return undefined;
-    const json = await redisCall(
-      this.client.hget(webhookKeys(this.prefix, tenant).subscriptions, id),
-    );
-    return json === null ? undefined : parse(json);
+    const keys = await this.keysOf(id);
+    const json = keys && (await redisCall(this.client.hget(keys[0], id)));
+    return json == null ? undefined : parse(json);
   }
 
   async list(tenant?: string): Promise<WebhookSubscription[]> {
     const tenants =
       tenant === undefined
-        ? [...new Set(await redisCall(this.client.hvals(webhookIndexKey(this.prefix))))]
+        ? new Set(await redisCall(this.client.hvals(this.keys.index)))
         : [tenant];
     const all = await Promise.all(
-      tenants.map((name) =>
+      [...tenants].map((name) =>
         redisCall(this.client.hvals(webhookKeys(this.prefix, name).subscriptions)),
       ),
     );
@@ -104,37 +94,33 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
   }
 
   async update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription | undefined> {
-    const tenant = await redisCall(this.client.hget(webhookIndexKey(this.prefix), id));
-    if (tenant === null) return undefined;
-    const keys = webhookKeys(this.prefix, tenant);
+    const keys = await this.keysOf(id);
+    if (keys === undefined) return undefined;
     // JSON null: the field goes.
     const fields = Object.fromEntries(
       patchEntries(patch).map(([field, value]) => [field, value ?? null]),
     );
-    const json = await redisCall(
-      this.scripts.patch(
-        keys.subscriptions,
-        keys.targets('plant.created'),
-        id,
-        JSON.stringify(fields),
-      ),
-    );
+    const json = await redisCall(this.scripts.patch(...keys, id, JSON.stringify(fields)));
     return json === null ? undefined : parse(json);
   }
 
   async remove(id: string): Promise<boolean> {
-    const index = webhookIndexKey(this.prefix);
-    const tenant = await redisCall(this.client.hget(index, id));
-    if (tenant === null) return false;
-    const keys = webhookKeys(this.prefix, tenant);
-    const removed = await redisCall(
-      this.scripts.remove(keys.subscriptions, keys.targets('plant.created'), id),
-    );
-    await redisCall(this.client.hdel(index, id));
+    const keys = await this.keysOf(id);
+    if (keys === undefined) return false;
+    const removed = await redisCall(this.scripts.remove(...keys, id));
+    await redisCall(this.client.hdel(this.keys.index, id));
     return removed === 1;
   }
 
   async close(): Promise<void> {
-    if (this.owned) await redisCall(this.client.quit()).catch(() => this.client.disconnect());
+    if (this.owned) await quit(this.client);
+  }
+
+  /** The subscriptions hash and plant.created set (the scripts' KEYS) of the subscription's tenant. */
+  private async keysOf(id: string): Promise<[string, string] | undefined> {
+    const tenant = await redisCall(this.client.hget(this.keys.index, id));
+    if (tenant === null) return undefined;
+    const { subscriptions, created } = webhookKeys(this.prefix, tenant);
+    return [subscriptions, created];
   }
 }

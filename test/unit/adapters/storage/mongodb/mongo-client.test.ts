@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { MongoServerError } from 'mongodb';
-import { isOutage, isRefusal } from '../../../../../src/adapters/storage/mongodb/mongo-errors.js';
+import { isOutage, isRefusal } from '../../../../../src/adapters/storage/mongodb/mongo-client.js';
 
 const mongoError = (code: number, errmsg: string) => new MongoServerError({ code, errmsg, ok: 0 });
 
