@@ -34,19 +34,13 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /**
- * Why a receiver URL may not be used, or undefined when it may: https only, no credentials in the
- * URL, no host ending with a dot, and (unless `allowPrivate`) no IP literal outside the public
- * Internet. The sender asks this again before each delivery, so a subscription stored before a
- * rule was added is held to it; host names are checked again when they resolve, address by
- * address, at each connection.
+ * Why a receiver URL may not be used, or undefined when it may. The sender asks again before each
+ * delivery (a subscription stored before a rule was added is held to it); host names are checked
+ * again at each connection, address by address.
  */
 export function checkReceiverUrl(text: string, allowPrivate: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'the URL must be absolute, such as https://example.com/hooks';
-  }
+  const url = URL.parse(text);
+  if (url === null) return 'the URL must be absolute, such as https://example.com/hooks';
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
     return 'the URL must use https (http needs PLANT_STORE_WEBHOOK_ALLOW_PRIVATE=true)';
   }
