@@ -7,7 +7,7 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import { isScope, type Caller, type Scope } from '../../domain/caller.js';
+import { isScope, type Caller } from '../../domain/caller.js';
 import { PlantError } from '../../domain/errors.js';
 import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
@@ -104,13 +104,6 @@ export function boundedFetch(limit: number, onBody?: () => void): Fetch {
   };
 }
 
-function scopesOf(payload: JWTPayload): Scope[] {
-  const raw = payload.scope !== undefined ? payload.scope : payload.scp;
-  const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
-  // Scopes of other services (openid, email, ...) are ignored, not refused.
-  return [...new Set(words.filter(isScope))];
-}
-
 /**
  * JWTs from an identity provider, verified with jose: signature with an allowed asymmetric
  * algorithm, `exp` (required) and `nbf` with a small clock tolerance, `iss` and `aud`. Any failed
@@ -192,6 +185,9 @@ export class JwtTokenVerifier implements TokenVerifier {
       this.options.logger?.debug({ reason: 'tenant claim' }, 'JWT refused');
       return undefined;
     }
-    return Object.freeze({ tenant, scopes: Object.freeze(scopesOf(payload)) });
+    const raw = payload.scope !== undefined ? payload.scope : payload.scp;
+    const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
+    // Scopes of other services (openid, email, ...) are ignored, not refused.
+    return Object.freeze({ tenant, scopes: Object.freeze([...new Set(words.filter(isScope))]) });
   }
 }
