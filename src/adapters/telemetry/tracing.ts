@@ -5,6 +5,7 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
+import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import { ConfigError } from '../config-error.js';
 
 const TRACER_NAME = 'plant-store';
@@ -26,6 +27,27 @@ export function failSpan(span: Span | undefined, error: unknown): unknown {
   span?.setStatus({ code: SpanStatusCode.ERROR });
   span?.end();
   return error;
+}
+
+/** The use cases with a span each (`createPlant`, ...), the store calls' parent; only when tracing is on. */
+export function tracedUseCases(plants: PlantUseCases, tracer: Tracer): PlantUseCases {
+  const traced =
+    <A extends unknown[], R>(name: string, run: (...args: A) => Promise<R>) =>
+    (...args: A) =>
+      tracer.startActiveSpan(name, (span) =>
+        run(...args).then(
+          (value) => (span.end(), value),
+          (error: unknown) => {
+            throw failSpan(span, error);
+          },
+        ),
+      );
+  return {
+    createPlant: traced('createPlant', plants.createPlant.bind(plants)),
+    listPlants: traced('listPlants', plants.listPlants.bind(plants)),
+    getPlant: traced('getPlant', plants.getPlant.bind(plants)),
+    deletePlant: traced('deletePlant', plants.deletePlant.bind(plants)),
+  };
 }
 
 /** Whether the standard OTEL_* variables ask for traces (OTLP is the only exporter offered). */
