@@ -87,7 +87,7 @@ export class ManagedTokenVerifier implements TokenVerifier {
     return undefined;
   }
 
-  /** At most `capacity` entries, the oldest dropped first, so that no stream of keys can grow it. */
+  /** At most `capacity` entries, the oldest dropped first: no stream of keys can grow it. */
   private set<V>(cache: Cache<V>, key: string, value: V, ttlMs: number): void {
     cache.delete(key);
     if (cache.size >= (this.options.capacity ?? TOKEN_CACHE_CAPACITY)) {

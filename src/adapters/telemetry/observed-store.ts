@@ -6,7 +6,7 @@ import { failSpan } from './tracing.js';
 
 /** What watches a store's calls; only `outages` is always there. */
 export interface StoreObservers {
-  /** The technology: the `adapter` label and the span's `db.system` (lmdb, memory, redis, mongodb; custom for a host's store). */
+  /** The `adapter` label and `db.system`: lmdb, memory, redis, mongodb; custom for a host's. */
   readonly adapter: string;
   readonly outages: OutageReporter;
   readonly metrics?: ServiceMetrics | undefined;
@@ -56,6 +56,5 @@ export function observedStore<T extends object>(
       );
     };
   };
-  // Each of the port's methods (src/ports): a method added to its list is observed too.
   return Object.fromEntries(operations.map((operation) => [operation, observed(operation)])) as T;
 }

@@ -10,10 +10,7 @@ import { ConfigError } from '../config-error.js';
 
 const TRACER_NAME = 'plant-store';
 
-/**
- * The tracer of the provider registered in this process (by startTracing or by a host), or
- * undefined when none is: then the service makes no span at all, not even a no-op one.
- */
+// The registered provider's (startTracing's or a host's); none: no span at all, not even a no-op.
 export function activeTracer(): Tracer | undefined {
   const provider = trace.getTracerProvider();
   return provider instanceof ProxyTracerProvider
@@ -64,10 +61,8 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * Registers the OpenTelemetry SDK with an OTLP/HTTP exporter when the environment asks for traces
- * (the exporter reads OTEL_EXPORTER_OTLP_* itself; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES
- * name the resource). The SDK is imported only then, so that it costs nothing otherwise. Resolves
- * the function that flushes and stops it, or undefined when tracing is off.
+ * Registers the OpenTelemetry SDK (OTLP/HTTP, configured by the OTEL_* variables) when the
+ * environment asks for traces, imported only then; resolves how to flush and stop it.
  */
 export async function startTracing(
   env: NodeJS.ProcessEnv,

@@ -9,7 +9,7 @@ export interface WebhookConfig {
   /** The outbox poll; this process's own creates wake it at once. */
   pollMs: number;
   leaseMs: number;
-  /** Deliveries in flight in this process: in all, and of one tenant (a slow receiver holds no more). */
+  /** Deliveries in flight here: in all, and of one tenant (a slow receiver holds no more). */
   concurrency: number;
   tenantConcurrency: number;
   /** Deliveries one tenant may have pending; beyond them its oldest are dropped (logged, counted). */
