@@ -14,13 +14,10 @@ const SUCCESS_WRITE_MS = 60_000;
 const TRIM_POLLS = 10;
 
 /**
- * Webhook delivery in this process, started on an opened storage's outbox: polls for due
- * deliveries (at once when a create here recorded one: the use cases' PlantEvents), claims them
- * for a lease, sends each, and reschedules failures on the retry schedule. In flight at most
- * `concurrency` deliveries, and of one tenant at most `tenantConcurrency` and never more than
- * half of them (rounded up); a claimed delivery over its tenant's bound is handed back, so a slow
- * receiver holds neither memory nor sockets beyond its share, and one that never answers leaves
- * the other slots to other tenants.
+ * Webhook delivery from an opened storage's outbox: polls (at once after a create here), claims
+ * due deliveries for a lease, sends each, reschedules failures. Of `concurrency` in flight, one
+ * tenant holds at most `tenantConcurrency` and half (rounded up); a claim over its tenant's share
+ * is handed back, so a receiver that never answers leaves the other slots to other tenants.
  */
 export class WebhookDelivery implements PlantEvents {
   private parts:
@@ -64,7 +61,7 @@ export class WebhookDelivery implements PlantEvents {
     this.schedule(0);
   }
 
-  /** Looks for due deliveries now when the tenant has subscriptions (this process just wrote for it). */
+  /** Looks for due deliveries now when the tenant has subscriptions (a create here wrote one). */
   recorded(tenant: string): void {
     if (this.stopped) return;
     if (Date.now() - this.subscribed.at > this.config.cacheMs) void this.refreshTenants();
@@ -108,9 +105,8 @@ export class WebhookDelivery implements PlantEvents {
     if (this.running) return void (this.again = true);
     this.running = true;
     let full = false;
-    // One line when an outage of the outbox starts and one when it ends, as the stores report
-    // theirs, not one per poll; none when this process knows of no subscription (as of its last
-    // look, at start and on a create), since then nothing waits to be delivered.
+    // One line as an outbox outage starts and one as it ends, not one per poll; none when this
+    // process knew of no subscription at its last look (at start, on a create): nothing waits.
     try {
       do {
         this.again = false;
@@ -165,7 +161,7 @@ export class WebhookDelivery implements PlantEvents {
     return claimed.length >= room;
   }
 
-  /** Drops the tenant's oldest deliveries beyond its bound: when first claimed, then now and then. */
+  /** Drops the tenant's oldest deliveries beyond its bound: at its first claim, then now and then. */
   private trim(tenant: string): void {
     const { config, logger, dropped } = this;
     if (Date.now() - (this.trimmed.get(tenant) ?? -Infinity) < TRIM_POLLS * config.pollMs) return;

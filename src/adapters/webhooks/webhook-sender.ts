@@ -27,10 +27,8 @@ type Resolve = (
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void;
 
-/**
- * A DNS lookup for connections that refuses a host when any of its addresses is not public: the
- * check happens on the very addresses connected to, so a name cannot be re-pointed in between.
- */
+// Refuses a host when any of its addresses is not public, on the very addresses connected to:
+// a name cannot be re-pointed between the check and the connection.
 export function publicOnlyLookup(resolve: Resolve = dnsLookup as Resolve): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
@@ -45,11 +43,7 @@ export function publicOnlyLookup(resolve: Resolve = dnsLookup as Resolve): Looku
   };
 }
 
-/**
- * Sends deliveries signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature`). Redirects are never followed (node:http does not), each attempt has one
- * deadline, and only 2xx counts.
- */
+/** Sends deliveries signed per Standard Webhooks; no redirect followed, one deadline, 2xx only. */
 export class WebhookSender {
   private readonly agents: { http: HttpAgent; https: HttpsAgent };
   private readonly lookup: LookupFunction;
