@@ -34,19 +34,17 @@ export interface KeyedLimiterOptions {
 }
 
 /**
- * `points` units a second per key (fixed one-second windows) through rate-limiter-flexible: on the
- * storage's Redis (Cluster too: every command touches one key), MongoDB or LMDB when it lends its
- * connection, so that every process on that store shares one count; else in this process. A
- * store that fails or does not answer in time (Redis: its client's command timeout; MongoDB:
- * 0.5 s) hands the decision to an in-process limiter (the library's insurance), which the watch
- * hears of. Memory stays bounded: every key's count and refusal lasts one window.
+ * `points` units a second per key (rate-limiter-flexible, one-second windows), counted on the
+ * storage's Redis (Cluster too: a command touches one key), MongoDB or LMDB when it lends its
+ * connection, so that its processes share one count; else in process. A store that fails or is
+ * late hands the decision to an in-process limiter, which the watch hears of. Memory stays
+ * bounded: every key's count and refusal lasts one window.
  */
 export class KeyedLimiter {
   readonly points: number;
   private limiter: Pick<RateLimiterMemory, 'consume' | 'get'>;
-  // Keys refused until a time, in ms. rate-limiter-flexible's inMemoryBlockOnConsumed does this
-  // for its store limiters, but not for RateLimiterMemory nor for its insurance's decisions: one
-  // map covers all three, so that a refused key costs no round trip until its window ends.
+  // Keys refused until a time, in ms: a refused key costs no round trip until its window ends.
+  // inMemoryBlockOnConsumed would not cover RateLimiterMemory nor the insurance's decisions.
   private readonly refused = new Map<string, number>();
   private fallbacks = 0;
   private degraded = false;
@@ -80,7 +78,13 @@ export class KeyedLimiter {
     if (local > 0) return Promise.resolve(local);
     return this.decide(this.limiter.consume(key)).then((res) => {
       // The unit that reaches the limit is the last one admitted: refuse the next ones here.
-      if (res.consumedPoints >= this.points) this.refuse(key, res.msBeforeNext);
+      if (res.consumedPoints >= this.points) {
+        if (this.refused.size >= SWEEP_AT) {
+          const now = Date.now();
+          for (const [k, until] of this.refused) if (until <= now) this.refused.delete(k);
+        }
+        this.refused.set(key, Date.now() + Math.max(res.msBeforeNext, 1));
+      }
       return res.consumedPoints > this.points ? wait(res) : 0;
     });
   }
@@ -92,14 +96,6 @@ export class KeyedLimiter {
     return this.decide(this.limiter.get(key)).then((res) =>
       res !== null && res.consumedPoints >= this.points ? wait(res) : 0,
     );
-  }
-
-  private refuse(key: string, ms: number): void {
-    if (this.refused.size >= SWEEP_AT) {
-      const now = Date.now();
-      for (const [k, until] of this.refused) if (until <= now) this.refused.delete(k);
-    }
-    this.refused.set(key, Date.now() + Math.max(ms, 1));
   }
 
   /** Settles one decision; a refusal (a RateLimiterRes the library rejects with) is a result too. */
