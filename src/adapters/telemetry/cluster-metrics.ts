@@ -1,8 +1,6 @@
-// `serve --workers N`: node:cluster hands each connection to one worker, so GET /metrics answers
-// the instance's totals only if the worker that takes the scrape gathers every worker's series.
-// The primary gathers them over IPC (each worker's registry as JSON, merged with prom-client's
-// AggregatorRegistry.aggregate) and answers the worker that asked. Not prom-client's
-// clusterMetrics(): it keeps a request until every worker answers, so a hung worker made every
+// `serve --workers N`: the worker taking a scrape asks the primary, which gathers every worker's
+// registry over IPC and merges them (AggregatorRegistry.aggregate). Not prom-client's
+// clusterMetrics(): it kept a request until every worker answered, so a hung worker made every
 // scrape a leak in the primary (issue 34).
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
@@ -19,7 +17,7 @@ const GATHER_MS = 3000;
 const ASK_MS = GATHER_MS + 1000;
 
 type Series = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
-/** What goes over IPC: an ask or answer (`id`), a gathering's request or a worker's series (`round`). */
+/** Over IPC: an ask or answer (`id`), a gathering's request or a worker's series (`round`). */
 interface Message {
   type?: unknown;
   id?: number;
