@@ -52,7 +52,7 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return false;
   const exporter = env.OTEL_TRACES_EXPORTER;
   if (exporter === 'none') return false;
-  if (exporter !== undefined && exporter !== '' && exporter !== 'otlp') {
+  if (exporter && exporter !== 'otlp') {
     throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
   }
   return Boolean(
