@@ -1,4 +1,4 @@
-import { createHmac, type KeyObject, createSecretKey } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -47,8 +47,6 @@ export function publicOnlyLookup(resolve: Resolve = dnsLookup as Resolve): Looku
 export class WebhookSender {
   private readonly agents: { http: HttpAgent; https: HttpsAgent };
   private readonly lookup: LookupFunction;
-  // Decoding a secret is per subscription, not per delivery; a rotated one is a new entry.
-  private readonly keys = new Map<string, KeyObject | undefined>();
 
   constructor(private readonly options: SenderOptions) {
     const agent = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
@@ -64,19 +62,17 @@ export class WebhookSender {
   ): Promise<SendOutcome> {
     const refusal = checkReceiverUrl(url, this.options.allowPrivate);
     if (refusal !== undefined) return { ok: false, error: refusal };
-    if (!this.keys.has(secret)) {
-      if (this.keys.size >= 10_000) this.keys.clear();
-      // A Standard Webhooks secret: `whsec_` and base64, the bytes `standardwebhooks` signs with.
-      const text = secret.replace(/^whsec_/, '');
-      const valid = text.length % 4 === 0 && BASE64.test(text);
-      this.keys.set(secret, valid ? createSecretKey(Buffer.from(text, 'base64')) : undefined);
+    // A Standard Webhooks secret: `whsec_` and base64, the bytes `standardwebhooks` signs with.
+    const key = secret.replace(/^whsec_/, '');
+    if (key.length % 4 !== 0 || !BASE64.test(key)) {
+      return { ok: false, error: 'the signing secret is not valid base64' };
     }
-    const key = this.keys.get(secret);
-    if (key === undefined) return { ok: false, error: 'the signing secret is not valid base64' };
     const { eventId, body } = message;
     const seconds = Math.floor(now.getTime() / 1000);
     // `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, as Standard Webhooks defines it.
-    const mac = createHmac('sha256', key).update(`${eventId}.${seconds}.${body}`).digest('base64');
+    const mac = createHmac('sha256', Buffer.from(key, 'base64'))
+      .update(`${eventId}.${seconds}.${body}`)
+      .digest('base64');
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'plant-store-webhooks',
