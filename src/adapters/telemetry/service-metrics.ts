@@ -136,16 +136,14 @@ export class ServiceMetrics {
       if (gauge !== undefined) IN_FLIGHT.get(gauge)?.push(inFlight);
       else {
         const sources = [inFlight];
+        const total = () => sources.reduce((sum, count) => sum + count(), 0);
         const created = new Gauge({
           name: `${prefix}http_requests_in_flight`,
           help,
           labelNames: Object.keys(processLabels),
           registers,
           collect() {
-            this.set(
-              processLabels,
-              sources.reduce((sum, source) => sum + source(), 0),
-            );
+            this.set(processLabels, total());
           },
         });
         IN_FLIGHT.set(created, sources);
