@@ -1,4 +1,4 @@
-import { SpanKind, type Span, type Tracer } from '@opentelemetry/api';
+import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { isPlantError } from '../../domain/errors.js';
 import type { OutageReporter } from '../storage/outage-reporter.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -28,21 +28,6 @@ export function observedStore<T extends object>(
   const observed = (operation: keyof T & string) => {
     const duration = metrics?.storeDuration.labels(outages.store, operation, adapter);
     const errors = metrics?.storeErrors.labels(outages.store, operation, adapter);
-    const succeeded = (started: number, span: Span | undefined, value: unknown): unknown => {
-      duration?.observe((performance.now() - started) / 1000);
-      outages.recovered();
-      span?.end();
-      return value;
-    };
-    const failed = (started: number, span: Span | undefined, error: unknown): never => {
-      duration?.observe((performance.now() - started) / 1000);
-      errors?.inc();
-      if (isPlantError(error) && error.code === 'storage-unavailable') {
-        // The adapter's cause for the outage line: it names hosts, never secrets.
-        outages.failed(error.cause instanceof Error ? error.cause.message : error.message);
-      }
-      throw failSpan(span, error);
-    };
     const name = `${operation} ${outages.store}`;
     const attributes = { 'db.system': adapter, 'db.operation.name': operation };
     // A leaf: the active context's span (the use case) is its parent, and it need not become
@@ -51,8 +36,21 @@ export function observedStore<T extends object>(
       const span = tracer?.startSpan(name, { kind: SpanKind.CLIENT, attributes });
       const started = performance.now();
       return (store[operation] as Method).apply(store, args).then(
-        (value) => succeeded(started, span, value),
-        (error: unknown) => failed(started, span, error),
+        (value) => {
+          duration?.observe((performance.now() - started) / 1000);
+          outages.recovered();
+          span?.end();
+          return value;
+        },
+        (error: unknown) => {
+          duration?.observe((performance.now() - started) / 1000);
+          errors?.inc();
+          if (isPlantError(error) && error.code === 'storage-unavailable') {
+            // The adapter's cause for the outage line: it names hosts, never secrets.
+            outages.failed(error.cause instanceof Error ? error.cause.message : error.message);
+          }
+          throw failSpan(span, error);
+        },
       );
     };
   };
