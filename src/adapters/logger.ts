@@ -5,10 +5,8 @@ import type { Logger } from '../ports/logger.js';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-// Lines are held by pino's destination (sonic-boom) until 4 kB wait or at most 10 ms: one write
-// for many requests instead of one per line (bench/README.md's git history, "The access line").
-// While stdout takes no writes (a full disk, a reader that stopped) up to 16 MiB are held, and
-// lines beyond are dropped. The exit's flush waits at most 1 s for a slow pipe.
+// Lines are held (sonic-boom) until 4 kB wait or for 10 ms: one write for many requests. While
+// stdout takes no writes (a full disk, a stopped reader) 16 MiB are held, later lines dropped.
 const HELD_BYTES = 16 << 20;
 const EXIT_WAIT_MS = 1000;
 
@@ -22,10 +20,8 @@ type Destination = ReturnType<typeof pino.destination> & {
 };
 
 /**
- * The destination's flushSync (what pino calls as the process exits): what it holds is written,
- * waiting at most EXIT_WAIT_MS for a slow pipe, and any other error ends it, losing the rest.
- * sonic-boom's own retries every error for ever (ENOSPC too): a full disk kept the process in
- * Atomics.wait, deaf to SIGTERM.
+ * The destination's flushSync, which pino calls at exit: waits at most EXIT_WAIT_MS for a slow
+ * pipe; any other error loses the rest. sonic-boom's own retried ENOSPC for ever, deaf to SIGTERM.
  */
 function writeHeld(destination: Destination): void {
   const held = [destination._writing ? '' : destination._writingBuf, ...destination._bufs];
@@ -44,10 +40,7 @@ function writeHeld(destination: Destination): void {
   }
 }
 
-/**
- * pino, writing JSON lines to `destination`, or to stdout through a buffer flushed on its period
- * and (by pino) as the process exits; the Authorization header is never part of what is logged.
- */
+/** pino: JSON lines to `destination` or to stdout, buffered; never the Authorization header. */
 export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
   const options = {
     level,
@@ -64,14 +57,12 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
   }) as Destination;
   stdout.flushSync = () => writeHeld(stdout);
   const logger = pino(options, stdout);
-  // A write that fails (a full disk, a closed pipe) is tried again on the next flush; lines past
-  // HELD_BYTES are dropped, and their count logged once stdout writes again. Without a listener,
-  // sonic-boom's 'error' was thrown and ended the process.
+  // A failed write is tried again at the next flush; lines past HELD_BYTES are dropped and counted.
+  // Without a listener, sonic-boom's 'error' was thrown and ended the process.
   let dropped = 0;
   stdout.on('error', () => {});
   stdout.on('drop', () => void dropped++);
-  // Once sonic-boom has let go of what it wrote ('write' comes before): logged at once, the
-  // report found the buffer still full and was dropped itself.
+  // Once sonic-boom lets go of what it wrote ('write' comes first): sooner, the report was dropped.
   const report = (): void => {
     if (dropped === 0) return;
     const lines = dropped;

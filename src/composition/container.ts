@@ -7,8 +7,7 @@ import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { IN_PROCESS } from '../adapters/limits/limiter-store.js';
 import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
-import { activeTracer } from '../adapters/telemetry/tracing.js';
-import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
+import { activeTracer, tracedUseCases } from '../adapters/telemetry/tracing.js';
 import { PlantService } from '../application/plant-service.js';
 import { TokenAdministrator } from '../application/token-administrator.js';
 import { WebhookAdministrator } from '../application/webhook-administrator.js';

@@ -11,10 +11,9 @@ export type VerificationObserver = (
 ) => void;
 
 /**
- * Static tokens first (no I/O), then by shape: `pst_` tokens to the managed verifier, three-part
- * tokens to the JWT verifier when one is configured. A token goes to at most one of the last two,
- * so a JWT never costs a store lookup and a managed token never a JWKS fetch. A token of no known
- * shape counts as a refused static one.
+ * Static tokens first (no I/O), then by shape: `pst_` to the managed verifier, three parts to the
+ * JWT one, never both (a JWT costs no store lookup, a managed token no JWKS fetch). A token of no
+ * known shape counts as a refused static one.
  */
 export class CompositeTokenVerifier implements TokenVerifier {
   constructor(

@@ -1,13 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
-import {
-  createRemoteJWKSet,
-  customFetch,
-  errors,
-  jwtVerify,
-  type JWTPayload,
-  type JWTVerifyGetKey,
-} from 'jose';
-import { isScope, type Caller, type Scope } from '../../domain/caller.js';
+import { createRemoteJWKSet, customFetch, errors, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { isScope, type Caller } from '../../domain/caller.js';
 import { PlantError } from '../../domain/errors.js';
 import { isTenant } from '../../domain/tenant.js';
 import type { Logger } from '../../ports/logger.js';
@@ -72,10 +65,9 @@ export class BodyTooLarge extends Error {}
 type Fetch = (url: string, init: RequestInit & { signal?: AbortSignal }) => Promise<Response>;
 
 /**
- * `fetch` whose 200 answer is read into memory up to `limit` bytes: a larger one (by its
- * Content-Length, or once more has arrived) is refused with BodyTooLarge and its connection cut,
- * so that a server sending gigabytes costs no more than `limit`. `onBody` hears of each body read
- * whole. Other statuses come back without their body.
+ * `fetch` reading a 200 answer up to `limit` bytes: past them (or a Content-Length past them) it
+ * cuts the connection and throws BodyTooLarge. `onBody` hears of each body read whole. Other
+ * statuses come back without their body.
  */
 export function boundedFetch(limit: number, onBody?: () => void): Fetch {
   return async (url, init) => {
@@ -104,18 +96,10 @@ export function boundedFetch(limit: number, onBody?: () => void): Fetch {
   };
 }
 
-function scopesOf(payload: JWTPayload): Scope[] {
-  const raw = payload.scope !== undefined ? payload.scope : payload.scp;
-  const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
-  // Scopes of other services (openid, email, ...) are ignored, not refused.
-  return [...new Set(words.filter(isScope))];
-}
-
 /**
- * JWTs from an identity provider, verified with jose: signature with an allowed asymmetric
- * algorithm, `exp` (required) and `nbf` with a small clock tolerance, `iss` and `aud`. Any failed
- * check resolves undefined (401); a key set that cannot be fetched rejects as unavailable (503),
- * and so does every JWT needing it for JWKS_RETRY_MS after, without another fetch.
+ * JWTs verified with jose: an allowed asymmetric algorithm, `exp` (required), `nbf`, `iss`, `aud`.
+ * A failed check resolves undefined (401); a key set that cannot be fetched rejects (503), and so
+ * does every JWT needing it for JWKS_RETRY_MS after, without another fetch.
  */
 export class JwtTokenVerifier implements TokenVerifier {
   private readonly key: JWTVerifyGetKey;
@@ -172,26 +156,25 @@ export class JwtTokenVerifier implements TokenVerifier {
 
   async verify(token: string): Promise<Caller | undefined> {
     const { issuer, audience, algorithms, clockToleranceSeconds, tenantClaim } = this.config;
-    let payload: JWTPayload;
-    try {
-      ({ payload } = await jwtVerify(token, this.key, {
-        issuer,
-        audience,
-        algorithms,
-        clockTolerance: clockToleranceSeconds,
-        requiredClaims: ['exp'],
-      }));
-    } catch (error) {
+    const refused = (reason: string) => this.options.logger?.debug({ reason }, 'JWT refused');
+    const verified = await jwtVerify(token, this.key, {
+      issuer,
+      audience,
+      algorithms,
+      clockTolerance: clockToleranceSeconds,
+      requiredClaims: ['exp'],
+    }).catch((error: unknown) => {
       if (error instanceof PlantError) throw error;
-      this.options.logger?.debug({ reason: (error as Error).name }, 'JWT refused');
-      return undefined;
-    }
+      refused((error as Error).name);
+    });
+    if (verified === undefined) return undefined;
+    const { payload } = verified;
     const tenant = payload[tenantClaim];
     // The same rule as static and managed tokens: a claim is no way around it.
-    if (!isTenant(tenant)) {
-      this.options.logger?.debug({ reason: 'tenant claim' }, 'JWT refused');
-      return undefined;
-    }
-    return Object.freeze({ tenant, scopes: Object.freeze(scopesOf(payload)) });
+    if (!isTenant(tenant)) return void refused('tenant claim');
+    const raw = payload.scope !== undefined ? payload.scope : payload.scp;
+    const words = typeof raw === 'string' ? raw.split(' ') : Array.isArray(raw) ? raw : [];
+    // Scopes of other services (openid, email, ...) are ignored, not refused.
+    return Object.freeze({ tenant, scopes: Object.freeze([...new Set(words.filter(isScope))]) });
   }
 }

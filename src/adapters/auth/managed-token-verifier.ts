@@ -6,41 +6,13 @@ import type { TokenStore } from '../../ports/token-store.js';
 import type { TokenVerifier } from '../../ports/token-verifier.js';
 import { digestMatches, managedTokenId } from '../../application/token-format.js';
 
-/**
- * A map whose entries live `ttlMs` and which holds at most `capacity` of them, dropping the
- * oldest first, so that no stream of distinct keys can grow it.
- */
-class BoundedCache<V> {
-  private readonly entries = new Map<string, { value: V; expires: number }>();
-
-  constructor(
-    private readonly capacity: number,
-    private readonly ttlMs: number,
-    private readonly now: () => number,
-  ) {}
-
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (entry === undefined || entry.expires > this.now()) return entry?.value;
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, value: V): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, expires: this.now() + this.ttlMs });
-  }
-
-  get size(): number {
-    return this.entries.size;
-  }
-}
-
 /** Tokens (and, separately, unknown ids) remembered per process. */
 const TOKEN_CACHE_CAPACITY = 10_000;
 /** Last use is written at most this often per token. */
 const LAST_USED_RESOLUTION_MS = 60_000;
+
+/** Entries by key, oldest first, each with when it expires. */
+type Cache<V> = Map<string, { value: V; expires: number }>;
 
 export interface ManagedTokenVerifierOptions {
   /** How long a looked-up token (or its absence) is trusted: the bound on revocation delay. */
@@ -56,9 +28,10 @@ export interface ManagedTokenVerifierOptions {
  * whole token compared in constant time. Expiry is checked on every request, never cached.
  */
 export class ManagedTokenVerifier implements TokenVerifier {
-  private readonly known: BoundedCache<ManagedToken>;
-  private readonly unknown: BoundedCache<true>;
-  private readonly marked: BoundedCache<true>;
+  private readonly known: Cache<ManagedToken> = new Map();
+  // Unknown ids get a cache of their own, so a flood of made-up tokens cannot evict real ones.
+  private readonly unknown: Cache<true> = new Map();
+  private readonly marked: Cache<true> = new Map();
   private readonly pending = new Map<string, Promise<ManagedToken | undefined>>();
   private readonly now: () => number;
 
@@ -66,12 +39,7 @@ export class ManagedTokenVerifier implements TokenVerifier {
     private readonly store: TokenStore,
     private readonly options: ManagedTokenVerifierOptions,
   ) {
-    const { ttlMs, capacity = TOKEN_CACHE_CAPACITY, now = Date.now } = options;
-    this.now = now;
-    this.known = new BoundedCache(capacity, ttlMs, now);
-    // Unknown ids get a cache of their own, so a flood of made-up tokens cannot evict real ones.
-    this.unknown = new BoundedCache(capacity, ttlMs, now);
-    this.marked = new BoundedCache(capacity, LAST_USED_RESOLUTION_MS, now);
+    this.now = options.now ?? Date.now;
   }
 
   async verify(token: string): Promise<Caller | undefined> {
@@ -81,40 +49,50 @@ export class ManagedTokenVerifier implements TokenVerifier {
     if (record === undefined || !digestMatches(token, record.digest)) return undefined;
     const now = this.now();
     if (!isTokenActive(record, new Date(now))) return undefined;
-    this.noteUse(id, now);
+    if (this.get(this.marked, id) === undefined) {
+      this.set(this.marked, id, true, LAST_USED_RESOLUTION_MS);
+      this.store.markUsed(id, new Date(now)).catch((err: unknown) => {
+        this.options.logger?.warn({ err, tokenId: id }, 'could not record a token use');
+      });
+    }
     return Object.freeze({ tenant: record.tenant, scopes: Object.freeze([...record.scopes]) });
   }
 
   private async lookup(id: string): Promise<ManagedToken | undefined> {
-    const cached = this.known.get(id);
-    if (cached !== undefined) return cached;
-    if (this.unknown.get(id) !== undefined) return undefined;
+    const cached = this.get(this.known, id);
+    if (cached !== undefined || this.get(this.unknown, id) !== undefined) return cached;
     // Concurrent requests with one token share one store round trip.
     let fetching = this.pending.get(id);
     if (fetching !== undefined) return fetching;
     fetching = this.store
       .find(id)
-      .then((record) => this.usable(record))
+      .then((record) => {
+        // Tokens are checked when issued; a record edited in the store since is refused.
+        if (record === undefined || isTenant(record.tenant)) return record;
+        this.options.logger?.warn({ tokenId: id }, 'a managed token names an invalid tenant');
+        return undefined;
+      })
       .finally(() => this.pending.delete(id));
     this.pending.set(id, fetching);
     const record = await fetching;
-    if (record === undefined) this.unknown.set(id, true);
-    else this.known.set(id, record);
+    if (record === undefined) this.set(this.unknown, id, true, this.options.ttlMs);
+    else this.set(this.known, id, record, this.options.ttlMs);
     return record;
   }
 
-  /** Tokens are checked when issued; a record edited in the store since is refused, not trusted. */
-  private usable(record: ManagedToken | undefined): ManagedToken | undefined {
-    if (record === undefined || isTenant(record.tenant)) return record;
-    this.options.logger?.warn({ tokenId: record.id }, 'a managed token names an invalid tenant');
+  private get<V>(cache: Cache<V>, key: string): V | undefined {
+    const entry = cache.get(key);
+    if (entry === undefined || entry.expires > this.now()) return entry?.value;
+    cache.delete(key);
     return undefined;
   }
 
-  private noteUse(id: string, now: number): void {
-    if (this.marked.get(id) !== undefined) return;
-    this.marked.set(id, true);
-    this.store.markUsed(id, new Date(now)).catch((err: unknown) => {
-      this.options.logger?.warn({ err, tokenId: id }, 'could not record a token use');
-    });
+  /** At most `capacity` entries, the oldest dropped first: no stream of keys can grow it. */
+  private set<V>(cache: Cache<V>, key: string, value: V, ttlMs: number): void {
+    cache.delete(key);
+    if (cache.size >= (this.options.capacity ?? TOKEN_CACHE_CAPACITY)) {
+      cache.delete(cache.keys().next().value!);
+    }
+    cache.set(key, { value, expires: this.now() + ttlMs });
   }
 }

@@ -12,10 +12,8 @@ export interface StaticToken {
   scopes: Scope[];
 }
 
-/**
- * Tokens from configuration. Lookup goes by the SHA-256 digest of the presented token, so the time
- * it takes depends on the digest, never on how much of a real token the guess shares.
- */
+// Looked up by the SHA-256 digest of the presented token: the time taken depends on the digest,
+// never on how much of a real token the guess shares.
 export class StaticTokenVerifier implements TokenVerifier {
   private readonly callers = new Map<string, Caller>();
 

@@ -4,7 +4,6 @@ import {
   RateLimiterRedis,
   RateLimiterRes,
   RLWrapperTimeouts,
-  type IRateLimiterOptions,
 } from 'rate-limiter-flexible';
 import { FerretDbLimiter } from './ferretdb-limiter.js';
 import { MONGO_LIMITS_COLLECTION, type LimiterStore } from './limiter-store.js';
@@ -15,11 +14,12 @@ const MONGO_DEADLINE_MS = 500;
 /** Keys refused at once are swept of expired entries past this many (each lasts one window). */
 const SWEEP_AT = 10_000;
 
-/** Told when decisions move into this process because the store did not answer, and back. */
+/**
+ * Told of each decision made in process because the store did not answer (`first`: the first
+ * since it last did), and when it answers again.
+ */
 export interface LimiterWatch {
-  /** Each decision made in process; `first` for the first since the store last answered. */
   fallback(limit: string, first: boolean): void;
-  /** The store answered again after a fallback. */
   recovered(limit: string): void;
 }
 
@@ -28,57 +28,34 @@ export interface KeyedLimiterOptions {
   name: string;
   /** Units a key may use a second. */
   points: number;
-  /** Where to count (default: in process); until a promised store resolves, counts stay in process. */
+  /** Where to count (default, and until a promised store resolves: in process). */
   store?: LimiterStore | Promise<LimiterStore> | undefined;
   watch?: LimiterWatch | undefined;
 }
 
-/** The memory limiter that decides while the store does not answer, and says so. */
-class Insurance extends RateLimiterMemory {
-  constructor(
-    options: IRateLimiterOptions,
-    private readonly used: () => void,
-  ) {
-    super(options);
-  }
-  override consume(...args: Parameters<RateLimiterMemory['consume']>) {
-    this.used();
-    return super.consume(...args);
-  }
-  override get(...args: Parameters<RateLimiterMemory['get']>) {
-    this.used();
-    return super.get(...args);
-  }
-}
-
 /**
- * `points` units a second per key (fixed one-second windows) through rate-limiter-flexible: on the
- * storage's Redis (Cluster too: every command touches one key), MongoDB or LMDB when it lends its
- * connection, so that every process on that store shares one count; else in this process. A
- * store that fails or does not answer in time (Redis: its client's command timeout; MongoDB:
- * 0.5 s) hands the decision to an in-process limiter (the library's insurance), which the watch
- * hears of. Memory stays bounded: every key's count and refusal lasts one window.
+ * `points` units a second per key (rate-limiter-flexible, one-second windows), counted on the
+ * storage's Redis (Cluster too: a command touches one key), MongoDB or LMDB when it lends its
+ * connection, so that its processes share one count; else in process. A store that fails or is
+ * late hands the decision to an in-process limiter, which the watch hears of. Memory stays
+ * bounded: every key's count and refusal lasts one window.
  */
 export class KeyedLimiter {
   readonly points: number;
   private limiter: Pick<RateLimiterMemory, 'consume' | 'get'>;
-  private readonly name: string;
-  private readonly watch: LimiterWatch | undefined;
-  // Keys refused until a time, in ms. rate-limiter-flexible's inMemoryBlockOnConsumed does this
-  // for its store limiters, but not for RateLimiterMemory nor for its insurance's decisions: one
-  // map covers all three, so that a refused key costs no round trip until its window ends.
+  // Keys refused until a time, in ms: a refused key costs no round trip until its window ends.
+  // inMemoryBlockOnConsumed would not cover RateLimiterMemory nor the insurance's decisions.
   private readonly refused = new Map<string, number>();
   private fallbacks = 0;
   private degraded = false;
 
-  constructor({ name, points, store, watch }: KeyedLimiterOptions) {
-    this.name = name;
+  constructor(private readonly options: KeyedLimiterOptions) {
+    const { name, points, store } = options;
     this.points = points;
-    this.watch = watch;
-    const options = { points, duration: 1, keyPrefix: name };
-    this.limiter = new RateLimiterMemory(options);
+    const windows = { points, duration: 1, keyPrefix: name };
+    this.limiter = new RateLimiterMemory(windows);
     const use = (opened: LimiterStore) => {
-      if (opened.kind !== 'memory') this.limiter = this.shared(opened, options);
+      if (opened.kind !== 'memory') this.limiter = this.shared(opened, windows);
     };
     // A storage that never opens leaves the limits in process, as the memory storage has them.
     if (store instanceof Promise) store.then(use, () => {});
@@ -101,7 +78,13 @@ export class KeyedLimiter {
     if (local > 0) return Promise.resolve(local);
     return this.decide(this.limiter.consume(key)).then((res) => {
       // The unit that reaches the limit is the last one admitted: refuse the next ones here.
-      if (res.consumedPoints >= this.points) this.refuse(key, res.msBeforeNext);
+      if (res.consumedPoints >= this.points) {
+        if (this.refused.size >= SWEEP_AT) {
+          const now = Date.now();
+          for (const [k, until] of this.refused) if (until <= now) this.refused.delete(k);
+        }
+        this.refused.set(key, Date.now() + Math.max(res.msBeforeNext, 1));
+      }
       return res.consumedPoints > this.points ? wait(res) : 0;
     });
   }
@@ -115,21 +98,13 @@ export class KeyedLimiter {
     );
   }
 
-  private refuse(key: string, ms: number): void {
-    if (this.refused.size >= SWEEP_AT) {
-      const now = Date.now();
-      for (const [k, until] of this.refused) if (until <= now) this.refused.delete(k);
-    }
-    this.refused.set(key, Date.now() + Math.max(ms, 1));
-  }
-
   /** Settles one decision; a refusal (a RateLimiterRes the library rejects with) is a result too. */
   private decide<T extends RateLimiterRes | null>(decision: Promise<T>): Promise<T> {
     const before = this.fallbacks;
     const settled = (res: T): T => {
       if (this.degraded && this.fallbacks === before) {
         this.degraded = false;
-        this.watch?.recovered(this.name);
+        this.options.watch?.recovered(this.options.name);
       }
       return res;
     };
@@ -143,18 +118,25 @@ export class KeyedLimiter {
     store: Exclude<LimiterStore, { kind: 'memory' }>,
     options: { points: number; duration: number; keyPrefix: string },
   ) {
-    const insuranceLimiter = new Insurance(options, () => {
-      this.fallbacks++;
-      this.watch?.fallback(this.name, !this.degraded);
-      this.degraded = true;
-    });
+    const { name, watch } = this.options;
+    // The library's insurance: a memory limiter that decides while the store does not answer.
+    const insuranceLimiter = new RateLimiterMemory(options);
+    for (const method of ['consume', 'get'] as const) {
+      const decide = insuranceLimiter[method];
+      insuranceLimiter[method] = (...args: unknown[]): never => {
+        this.fallbacks++;
+        watch?.fallback(name, !this.degraded);
+        this.degraded = true;
+        return Reflect.apply(decide, insuranceLimiter, args) as never;
+      };
+    }
     if (store.kind === 'redis') {
       // No deadline of its own: the storage's client bounds every command (1.5 s, redis-client.ts),
       // and one that is not connected hands the decision over at once. A timer a decision more
       // would cost the success path some 2 µs (bench/README.md).
       return new RateLimiterRedis({
         ...options,
-        keyPrefix: `${store.prefix}limit:${this.name}`,
+        keyPrefix: `${store.prefix}limit:${name}`,
         storeClient: store.client,
         rejectIfRedisNotReady: true,
         insuranceLimiter,

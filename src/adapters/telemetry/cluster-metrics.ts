@@ -1,8 +1,6 @@
-// `serve --workers N`: node:cluster hands each connection to one worker, so GET /metrics answers
-// the instance's totals only if the worker that takes the scrape gathers every worker's series.
-// The primary gathers them over IPC (each worker's registry as JSON, merged with prom-client's
-// AggregatorRegistry.aggregate) and answers the worker that asked. Not prom-client's
-// clusterMetrics(): it keeps a request until every worker answers, so a hung worker made every
+// `serve --workers N`: the worker taking a scrape asks the primary, which gathers every worker's
+// registry over IPC and merges them (AggregatorRegistry.aggregate). Not prom-client's
+// clusterMetrics(): it kept a request until every worker answered, so a hung worker made every
 // scrape a leak in the primary (issue 34).
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, collectDefaultMetrics, Registry } from 'prom-client';
@@ -19,7 +17,7 @@ const GATHER_MS = 3000;
 const ASK_MS = GATHER_MS + 1000;
 
 type Series = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
-/** What goes over IPC: an ask or answer (`id`), a gathering's request or a worker's series (`round`). */
+/** Over IPC: an ask or answer (`id`), a gathering's request or a worker's series (`round`). */
 interface Message {
   type?: unknown;
   id?: number;
@@ -43,29 +41,26 @@ export function primaryMetrics(prefix = DEFAULT_METRICS_PREFIX): Registry {
  * In the primary: answers each worker's request with every serving worker's metrics (`workers`:
  * a starting worker has nothing to say yet) and `own`, aggregated. One gathering at a time, which
  * every scrape asking meanwhile shares; it ends when every worker has answered or left, or after
- * `waitMs`: then it is dropped (late answers are ignored), its scrapes fail, and each silent worker
- * is logged once until it answers again. Nothing is kept between gatherings.
+ * GATHER_MS: then it is dropped (late answers are ignored), its scrapes fail, and each silent
+ * worker is logged once until it answers again. Nothing is kept between gatherings.
  */
 export function serveInstanceMetrics({
   workers,
   logger,
   own,
-  waitMs = GATHER_MS,
 }: {
   workers: () => Iterable<Worker>;
   logger: Logger;
   own?: Registry;
-  waitMs?: number;
 }): void {
   let rounds = 0;
   let current:
-    | { round: number; waiting: Map<number, Worker>; answers: Series[]; settle(e?: Error): void }
-    | undefined;
-  let promise: Promise<string> | undefined;
+    { waiting: Map<number, Worker>; answers: Series[]; end(e?: Error): void } | undefined;
+  let done: Promise<string> | undefined;
   const silent = new Set<number>();
 
   const gather = (): Promise<string> => {
-    if (promise !== undefined) return promise;
+    if (done !== undefined) return done;
     const round = ++rounds;
     const waiting = new Map<number, Worker>();
     for (const worker of workers()) {
@@ -74,44 +69,44 @@ export function serveInstanceMetrics({
       worker.send({ type: GATHER, round });
     }
     const answers: Series[] = [];
-    promise = new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        const late = [...waiting.values()].filter((worker) => !silent.has(worker.id));
-        for (const worker of late) silent.add(worker.id);
-        if (late.length > 0) {
-          logger.warn(
-            { workers: late.map((w) => w.id), pids: late.map((w) => w.process.pid), waitMs },
-            'a worker did not send its metrics in time; GET /metrics answers 503 until it does',
-          );
-        }
-        settle(new Error(`${waiting.size} worker(s) did not answer within ${waitMs} ms`));
-      }, waitMs);
-      const settle = (error?: Error): void => {
+    const timer = setTimeout(() => {
+      const late = [...waiting.values()].filter((worker) => !silent.has(worker.id));
+      for (const worker of late) silent.add(worker.id);
+      if (late.length > 0) {
+        const pids = late.map((w) => w.process.pid);
+        logger.warn(
+          { workers: late.map((w) => w.id), pids, waitMs: GATHER_MS },
+          'a worker did not send its metrics in time; GET /metrics answers 503 until it does',
+        );
+      }
+      end(new Error(`${waiting.size} worker(s) did not answer within ${GATHER_MS} ms`));
+    }, GATHER_MS);
+    let end!: (error?: Error) => void;
+    const gathered = (done = new Promise<string>((resolve, reject) => {
+      // Called once, while this gathering is the current one.
+      end = (error) => {
         clearTimeout(timer);
-        if (current?.round === round) current = promise = undefined;
+        current = done = undefined;
         if (error !== undefined) return reject(error);
-        const aggregate = async () => {
-          if (own !== undefined) answers.push(await own.getMetricsAsJSON());
-          return AggregatorRegistry.aggregate(answers).metrics();
-        };
-        aggregate().then(resolve, reject);
+        Promise.all(own === undefined ? [] : [own.getMetricsAsJSON()])
+          .then((mine) => AggregatorRegistry.aggregate([...answers, ...mine]).metrics())
+          .then(resolve, reject);
       };
-      current = { round, waiting, answers, settle };
-    });
-    const started = promise;
-    if (waiting.size === 0) current!.settle();
-    return started;
+    }));
+    current = { waiting, answers, end };
+    if (waiting.size === 0) end();
+    return gathered;
   };
 
   cluster.on('message', (worker, message: Message) => {
     if (message?.type === SERIES) {
       const gathering = current;
-      if (gathering === undefined || gathering.round !== message.round) return;
+      if (gathering === undefined || message.round !== rounds) return;
       if (!gathering.waiting.delete(worker.id)) return;
       silent.delete(worker.id);
-      if (message.series === undefined) return gathering.settle(new Error(message.error));
+      if (message.series === undefined) return gathering.end(new Error(message.error));
       gathering.answers.push(message.series);
-      if (gathering.waiting.size === 0) gathering.settle();
+      if (gathering.waiting.size === 0) gathering.end();
     } else if (message?.type === ASK) {
       const answer = (reply: Message) =>
         worker.isConnected() && worker.send({ type: ANSWER, id: message.id, ...reply });
@@ -124,7 +119,7 @@ export function serveInstanceMetrics({
   // A worker that leaves is not waited for; its replacement is asked from the next gathering on.
   cluster.on('exit', (worker) => {
     silent.delete(worker.id);
-    if (current?.waiting.delete(worker.id) && current.waiting.size === 0) current.settle();
+    if (current?.waiting.delete(worker.id) && current.waiting.size === 0) current.end();
   });
 }
 

@@ -1,4 +1,4 @@
-import { SpanKind, type Span, type Tracer } from '@opentelemetry/api';
+import { SpanKind, type Tracer } from '@opentelemetry/api';
 import { isPlantError } from '../../domain/errors.js';
 import type { OutageReporter } from '../storage/outage-reporter.js';
 import type { ServiceMetrics } from './service-metrics.js';
@@ -6,7 +6,7 @@ import { failSpan } from './tracing.js';
 
 /** What watches a store's calls; only `outages` is always there. */
 export interface StoreObservers {
-  /** The technology: the `adapter` label and the span's `db.system` (lmdb, memory, redis, mongodb; custom for a host's store). */
+  /** The `adapter` label and `db.system`: lmdb, memory, redis, mongodb; custom for a host's. */
   readonly adapter: string;
   readonly outages: OutageReporter;
   readonly metrics?: ServiceMetrics | undefined;
@@ -28,21 +28,6 @@ export function observedStore<T extends object>(
   const observed = (operation: keyof T & string) => {
     const duration = metrics?.storeDuration.labels(outages.store, operation, adapter);
     const errors = metrics?.storeErrors.labels(outages.store, operation, adapter);
-    const succeeded = (started: number, span: Span | undefined, value: unknown): unknown => {
-      duration?.observe((performance.now() - started) / 1000);
-      outages.recovered();
-      span?.end();
-      return value;
-    };
-    const failed = (started: number, span: Span | undefined, error: unknown): never => {
-      duration?.observe((performance.now() - started) / 1000);
-      errors?.inc();
-      if (isPlantError(error) && error.code === 'storage-unavailable') {
-        // The adapter's cause for the outage line: it names hosts, never secrets.
-        outages.failed(error.cause instanceof Error ? error.cause.message : error.message);
-      }
-      throw failSpan(span, error);
-    };
     const name = `${operation} ${outages.store}`;
     const attributes = { 'db.system': adapter, 'db.operation.name': operation };
     // A leaf: the active context's span (the use case) is its parent, and it need not become
@@ -51,11 +36,23 @@ export function observedStore<T extends object>(
       const span = tracer?.startSpan(name, { kind: SpanKind.CLIENT, attributes });
       const started = performance.now();
       return (store[operation] as Method).apply(store, args).then(
-        (value) => succeeded(started, span, value),
-        (error: unknown) => failed(started, span, error),
+        (value) => {
+          duration?.observe((performance.now() - started) / 1000);
+          outages.recovered();
+          span?.end();
+          return value;
+        },
+        (error: unknown) => {
+          duration?.observe((performance.now() - started) / 1000);
+          errors?.inc();
+          if (isPlantError(error) && error.code === 'storage-unavailable') {
+            // The adapter's cause for the outage line: it names hosts, never secrets.
+            outages.failed(error.cause instanceof Error ? error.cause.message : error.message);
+          }
+          throw failSpan(span, error);
+        },
       );
     };
   };
-  // Each of the port's methods (src/ports): a method added to its list is observed too.
   return Object.fromEntries(operations.map((operation) => [operation, observed(operation)])) as T;
 }

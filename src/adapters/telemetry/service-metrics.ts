@@ -11,19 +11,13 @@ import type { StorePart } from '../storage/outage-reporter.js';
 
 /** Where the metrics live and how they are named. */
 export interface MetricsOptions {
-  /**
-   * A registry to register in too, e.g. a host's own (its /metrics then shows the service's series
-   * beside its own); the service's GET /metrics serves the service's series alone.
-   */
+  /** A registry to register in too, e.g. a host's; the service's /metrics serves its own alone. */
   registry?: Registry;
   /** Whether the service's app serves GET /metrics (default true). */
   route?: boolean;
   /** Put before every metric name. Default `plant_store_`. */
   prefix?: string;
-  /**
-   * prom-client's process metrics (CPU, memory, event loop, GC). Default: true for a registry of
-   * the service's own, false for a given one (the host collects its own once).
-   */
+  /** prom-client's process metrics; default: in a registry of its own, not in a given one. */
   defaultMetrics?: boolean;
   /** Requests received and not answered yet, read at each scrape. */
   inFlight?: () => number;
@@ -39,9 +33,8 @@ const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 const IN_FLIGHT = new WeakMap<object, (() => number)[]>();
 
 /**
- * The service's Prometheus metrics (prom-client), in a registry of its own unless given one, so
- * that several services in one process (tests, a host embedding two) never collide. Labels are
- * bounded: methods, route templates, status classes, operations, adapters; never ids or tenants.
+ * The service's Prometheus metrics, in a registry of its own too, so that several services in one
+ * process never collide. Labels are bounded: never ids or tenants.
  */
 export class ServiceMetrics {
   /** The registry given, or the service's own. */
@@ -69,14 +62,11 @@ export class ServiceMetrics {
     route = true,
   }: MetricsOptions = {}) {
     this.route = route;
-    // Every metric is registered in the service's own registry as well as in a given one, so
-    // that the service's /metrics never serves a host's series.
     if (registry !== undefined) this.own.setContentType(registry.contentType);
     this.registry = registry ?? this.own;
     const registers = registry === undefined ? [this.own] : [this.own, registry];
-    // A metric already in the given registry under that name is this library's when of the same
-    // kind and help (a second service on one registry and prefix: a test suite's, a host's): it
-    // counts into the same series, in this service's own registry too. Another owner's is refused.
+    // A metric of that name already in the given registry is a second service's when of the same
+    // kind and help: it counts into the same series, in this one's own too. Another's is refused.
     const reuse = <M extends Metric>(
       kind: new (...args: never[]) => M,
       name: string,
@@ -146,16 +136,14 @@ export class ServiceMetrics {
       if (gauge !== undefined) IN_FLIGHT.get(gauge)?.push(inFlight);
       else {
         const sources = [inFlight];
+        const total = () => sources.reduce((sum, count) => sum + count(), 0);
         const created = new Gauge({
           name: `${prefix}http_requests_in_flight`,
           help,
           labelNames: Object.keys(processLabels),
           registers,
           collect() {
-            this.set(
-              processLabels,
-              sources.reduce((sum, source) => sum + source(), 0),
-            );
+            this.set(processLabels, total());
           },
         });
         IN_FLIGHT.set(created, sources);
@@ -170,12 +158,11 @@ export class ServiceMetrics {
     }
   }
 
-  /** Counts outages and recoveries: an OutageListener. */
+  /** An OutageListener. */
   readonly storeEvent = (store: StorePart, event: 'outage' | 'recovery'): void => {
     (event === 'outage' ? this.outages : this.recoveries).inc({ store });
   };
 
-  /** Counts one token verification. */
   readonly tokenVerified: VerificationObserver = (kind, result) => {
     this.tokenVerifications.inc({ kind, result });
   };
@@ -187,7 +174,7 @@ export class ServiceMetrics {
     this.gather = gather;
   }
 
-  /** The service's own metrics (never a host's) in the Prometheus text format, and its content type. */
+  /** The service's own metrics (never a host's) as text, and their content type. */
   async exposition(): Promise<{ text: string; type: string }> {
     return { text: await this.gather(), type: this.own.contentType };
   }

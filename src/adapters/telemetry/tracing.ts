@@ -5,14 +5,12 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
+import type { PlantUseCases } from '../../ports/plant-use-cases.js';
 import { ConfigError } from '../config-error.js';
 
 const TRACER_NAME = 'plant-store';
 
-/**
- * The tracer of the provider registered in this process (by startTracing or by a host), or
- * undefined when none is: then the service makes no span at all, not even a no-op one.
- */
+// The registered provider's (startTracing's or a host's); none: no span at all, not even a no-op.
 export function activeTracer(): Tracer | undefined {
   const provider = trace.getTracerProvider();
   return provider instanceof ProxyTracerProvider
@@ -28,12 +26,33 @@ export function failSpan(span: Span | undefined, error: unknown): unknown {
   return error;
 }
 
+/** The use cases with a span each (`createPlant`, ...), the store calls' parent; only when tracing is on. */
+export function tracedUseCases(plants: PlantUseCases, tracer: Tracer): PlantUseCases {
+  const traced =
+    <A extends unknown[], R>(name: string, run: (...args: A) => Promise<R>) =>
+    (...args: A) =>
+      tracer.startActiveSpan(name, (span) =>
+        run(...args).then(
+          (value) => (span.end(), value),
+          (error: unknown) => {
+            throw failSpan(span, error);
+          },
+        ),
+      );
+  return {
+    createPlant: traced('createPlant', plants.createPlant.bind(plants)),
+    listPlants: traced('listPlants', plants.listPlants.bind(plants)),
+    getPlant: traced('getPlant', plants.getPlant.bind(plants)),
+    deletePlant: traced('deletePlant', plants.deletePlant.bind(plants)),
+  };
+}
+
 /** Whether the standard OTEL_* variables ask for traces (OTLP is the only exporter offered). */
 export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
   if (env.OTEL_SDK_DISABLED?.toLowerCase() === 'true') return false;
   const exporter = env.OTEL_TRACES_EXPORTER;
   if (exporter === 'none') return false;
-  if (exporter !== undefined && exporter !== '' && exporter !== 'otlp') {
+  if (exporter && exporter !== 'otlp') {
     throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}")`);
   }
   return Boolean(
@@ -42,10 +61,8 @@ export function tracingRequested(env: NodeJS.ProcessEnv): boolean {
 }
 
 /**
- * Registers the OpenTelemetry SDK with an OTLP/HTTP exporter when the environment asks for traces
- * (the exporter reads OTEL_EXPORTER_OTLP_* itself; OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES
- * name the resource). The SDK is imported only then, so that it costs nothing otherwise. Resolves
- * the function that flushes and stops it, or undefined when tracing is off.
+ * Registers the OpenTelemetry SDK (OTLP/HTTP, configured by the OTEL_* variables) when the
+ * environment asks for traces, imported only then; resolves how to flush and stop it.
  */
 export async function startTracing(
   env: NodeJS.ProcessEnv,

@@ -5,11 +5,10 @@ import { BlockList, isIP } from 'node:net';
 const PRIVATE_V4 =
   '0.0.0.0/8 10.0.0.0/8 100.64.0.0/10 127.0.0.0/8 169.254.0.0/16 172.16.0.0/12 192.0.0.0/24 ' +
   '192.0.2.0/24 192.88.99.0/24 192.168.0.0/16 198.18.0.0/15 198.51.100.0/24 203.0.113.0/24 224.0.0.0/3';
-// `::/96`: IPv4-compatible addresses (deprecated by RFC 4291), `::` and `::1` among them, so that
-// `[::127.0.0.1]` and `[::a9fe:a9fe]` (169.254.169.254) do not pass as public IPv6; IPv4-mapped
-// ones (`::ffff:0:0/96`) BlockList checks against the IPv4 ranges. `::ffff:0:0:0/96`:
-// IPv4-translated (RFC 6145). `fec0::/10`: site-local, deprecated by RFC 3879 but still routed
-// inside some networks.
+// `::/96`: IPv4-compatible (RFC 4291), `::` and `::1` too, so that `[::127.0.0.1]` and
+// `[::a9fe:a9fe]` (169.254.169.254) are not public IPv6; BlockList checks IPv4-mapped ones against
+// the IPv4 ranges. `::ffff:0:0:0/96`: IPv4-translated (RFC 6145). `fec0::/10`: site-local,
+// deprecated (RFC 3879) but still routed in some networks.
 const PRIVATE_V6 =
   '::/96 ::ffff:0:0:0/96 64:ff9b::/96 64:ff9b:1::/48 100::/64 2001::/23 2001:db8::/32 2002::/16 ' +
   '3fff::/20 5f00::/16 fc00::/7 fe80::/10 fec0::/10 ff00::/8';
@@ -34,19 +33,13 @@ export function isPrivateAddress(address: string): boolean {
 }
 
 /**
- * Why a receiver URL may not be used, or undefined when it may: https only, no credentials in the
- * URL, no host ending with a dot, and (unless `allowPrivate`) no IP literal outside the public
- * Internet. The sender asks this again before each delivery, so a subscription stored before a
- * rule was added is held to it; host names are checked again when they resolve, address by
- * address, at each connection.
+ * Why a receiver URL may not be used, or undefined when it may. The sender asks again before each
+ * delivery (a subscription stored before a rule was added is held to it); host names are checked
+ * again at each connection, address by address.
  */
 export function checkReceiverUrl(text: string, allowPrivate: boolean): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'the URL must be absolute, such as https://example.com/hooks';
-  }
+  const url = URL.parse(text);
+  if (url === null) return 'the URL must be absolute, such as https://example.com/hooks';
   if (url.protocol !== 'https:' && !(allowPrivate && url.protocol === 'http:')) {
     return 'the URL must use https (http needs PLANT_STORE_WEBHOOK_ALLOW_PRIVATE=true)';
   }

@@ -5,15 +5,12 @@ export interface WebhookConfig {
   schedule: RetrySchedule;
   /** Per attempt: connecting, sending and the receiver's answer. */
   timeoutMs: number;
-  /** Allows http: URLs and loopback, private and link-local addresses (tests, private networks). */
   allowPrivate: boolean;
-  /** How often the outbox is searched for due deliveries (the store's own creates wake it at once). */
+  /** The outbox poll; this process's own creates wake it at once. */
   pollMs: number;
-  /** How long a claimed delivery stays hidden from other instances. */
   leaseMs: number;
-  /** Deliveries in flight in this process, all tenants together. */
+  /** Deliveries in flight here: in all, and of one tenant (a slow receiver holds no more). */
   concurrency: number;
-  /** Deliveries in flight in this process for one tenant: a slow receiver holds no more. */
   tenantConcurrency: number;
   /** Deliveries one tenant may have pending; beyond them its oldest are dropped (logged, counted). */
   tenantBacklog: number;
@@ -37,7 +34,6 @@ export const DEFAULT_WEBHOOK_CONFIG: Readonly<WebhookConfig> = {
   deliver: true,
 };
 
-/** The defaults with `overrides`, for embedders and tests. */
 export const defaultWebhookConfig = (overrides: Partial<WebhookConfig> = {}): WebhookConfig => ({
   ...DEFAULT_WEBHOOK_CONFIG,
   ...overrides,

@@ -14,13 +14,10 @@ const SUCCESS_WRITE_MS = 60_000;
 const TRIM_POLLS = 10;
 
 /**
- * Webhook delivery in this process, started on an opened storage's outbox: polls for due
- * deliveries (at once when a create here recorded one: the use cases' PlantEvents), claims them
- * for a lease, sends each, and reschedules failures on the retry schedule. In flight at most
- * `concurrency` deliveries, and of one tenant at most `tenantConcurrency` and never more than
- * half of them (rounded up); a claimed delivery over its tenant's bound is handed back, so a slow
- * receiver holds neither memory nor sockets beyond its share, and one that never answers leaves
- * the other slots to other tenants.
+ * Webhook delivery from an opened storage's outbox: polls (at once after a create here), claims
+ * due deliveries for a lease, sends each, reschedules failures. Of `concurrency` in flight, one
+ * tenant holds at most `tenantConcurrency` and half (rounded up); a claim over its tenant's share
+ * is handed back, so a receiver that never answers leaves the other slots to other tenants.
  */
 export class WebhookDelivery implements PlantEvents {
   private parts:
@@ -56,8 +53,7 @@ export class WebhookDelivery implements PlantEvents {
 
   /** Starts delivering from the storage's outbox, unless `deliver` is off or it has no webhooks. */
   start({ webhooks: subscriptions, outbox }: Storage): void {
-    if (!this.config.deliver || subscriptions === undefined || outbox === undefined) return;
-    if (this.parts !== undefined) return;
+    if (!this.config.deliver || !subscriptions || !outbox || this.parts) return;
     const sender = new WebhookSender({ ...this.config, maxSockets: this.config.tenantConcurrency });
     this.parts = { subscriptions, outbox, sender };
     this.stopped = false;
@@ -65,7 +61,7 @@ export class WebhookDelivery implements PlantEvents {
     this.schedule(0);
   }
 
-  /** Looks for due deliveries now when the tenant has subscriptions (this process just wrote for it). */
+  /** Looks for due deliveries now when the tenant has subscriptions (a create here wrote one). */
   recorded(tenant: string): void {
     if (this.stopped) return;
     if (Date.now() - this.subscribed.at > this.config.cacheMs) void this.refreshTenants();
@@ -86,16 +82,11 @@ export class WebhookDelivery implements PlantEvents {
 
   private async refreshTenants(): Promise<void> {
     this.subscribed.at = Date.now();
-    try {
-      const all = await this.parts!.subscriptions.list();
-      this.subscribed = {
-        at: Date.now(),
-        tenants: new Set(all.filter((s) => s.enabled).map((s) => s.tenant)),
-        any: all.length > 0,
-      };
-    } catch {
-      // The poll delivers anyway; a nudge only shortens the wait.
-    }
+    // A failure leaves it as it was: the poll delivers anyway; a nudge only shortens the wait.
+    const all = await this.parts!.subscriptions.list().catch(() => undefined);
+    if (all === undefined) return;
+    const tenants = new Set(all.filter((s) => s.enabled).map((s) => s.tenant));
+    this.subscribed = { at: Date.now(), tenants, any: all.length > 0 };
   }
 
   private schedule(ms: number): void {
@@ -107,20 +98,15 @@ export class WebhookDelivery implements PlantEvents {
       this.timer = undefined;
       this.timerAt = Infinity;
       void this.tick();
-    }, ms);
-    this.timer.unref();
+    }, ms).unref();
   }
 
   private async tick(): Promise<void> {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
+    if (this.running) return void (this.again = true);
     this.running = true;
     let full = false;
-    // One line when an outage of the outbox starts and one when it ends, as the stores report
-    // theirs, not one per poll; none when this process knows of no subscription (as of its last
-    // look, at start and on a create), since then nothing waits to be delivered.
+    // One line as an outbox outage starts and one as it ends, not one per poll; none when this
+    // process knew of no subscription at its last look (at start, on a create): nothing waits.
     try {
       do {
         this.again = false;
@@ -147,40 +133,35 @@ export class WebhookDelivery implements PlantEvents {
 
   /** Resolves whether it claimed as many as it had room for. */
   private async claimAndSend(): Promise<boolean> {
-    const { config } = this;
+    const { config, perTenant, tenantLimit } = this;
     const { outbox } = this.parts!;
     const room = config.concurrency - this.inFlight.size;
     if (room <= 0) return true;
     const now = new Date();
-    const claimed = await outbox.claim(
-      now,
-      room,
-      config.leaseMs,
-      (tenant) => this.tenantLimit - (this.perTenant.get(tenant) ?? 0),
-    );
+    const roomFor = (tenant: string) => tenantLimit - (perTenant.get(tenant) ?? 0);
+    const claimed = await outbox.claim(now, room, config.leaseMs, roomFor);
     for (const delivery of claimed) {
       const { tenant } = delivery;
       this.trim(tenant);
-      const busy = this.perTenant.get(tenant) ?? 0;
-      if (busy >= this.tenantLimit) {
+      if (roomFor(tenant) <= 0) {
         // Handed back untried: the tenant's receiver is still busy with earlier ones.
         const later = new Date(now.getTime() + config.pollMs);
         this.track(outbox.retry(delivery, later, delivery.attempts));
         continue;
       }
-      this.perTenant.set(tenant, busy + 1);
+      perTenant.set(tenant, (perTenant.get(tenant) ?? 0) + 1);
       this.track(
         this.deliver(delivery).finally(() => {
-          const left = (this.perTenant.get(tenant) ?? 1) - 1;
-          if (left === 0) this.perTenant.delete(tenant);
-          else this.perTenant.set(tenant, left);
+          const left = perTenant.get(tenant)! - 1;
+          if (left === 0) perTenant.delete(tenant);
+          else perTenant.set(tenant, left);
         }),
       );
     }
     return claimed.length >= room;
   }
 
-  /** Drops the tenant's oldest deliveries beyond its bound: when first claimed, then now and then. */
+  /** Drops the tenant's oldest deliveries beyond its bound: at its first claim, then now and then. */
   private trim(tenant: string): void {
     const { config, logger, dropped } = this;
     if (Date.now() - (this.trimmed.get(tenant) ?? -Infinity) < TRIM_POLLS * config.pollMs) return;
@@ -214,14 +195,6 @@ export class WebhookDelivery implements PlantEvents {
     this.inFlight.add(tracked);
   }
 
-  private async subscription(id: string): Promise<WebhookSubscription | undefined> {
-    const cached = this.cache.get(id);
-    if (cached !== undefined && Date.now() - cached.at < this.config.cacheMs) {
-      return cached.subscription;
-    }
-    return this.remember(id, await this.parts!.subscriptions.find(id));
-  }
-
   private remember(id: string, subscription: WebhookSubscription | undefined) {
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(id, { at: Date.now(), ...(subscription && { subscription }) });
@@ -229,13 +202,17 @@ export class WebhookDelivery implements PlantEvents {
   }
 
   private async deliver(delivery: PendingDelivery): Promise<void> {
-    const { config } = this;
-    const { outbox, sender } = this.parts!;
-    const subscription = await this.subscription(delivery.subscriptionId);
-    if (subscription === undefined || subscription.tenant !== delivery.tenant) {
-      // Removed: its deliveries go with it.
-      return outbox.complete(delivery);
-    }
+    const { config, logger } = this;
+    const { outbox, sender, subscriptions } = this.parts!;
+    const { subscriptionId, eventId: webhookId } = delivery;
+    const cached = this.cache.get(subscriptionId);
+    const subscription =
+      cached !== undefined && Date.now() - cached.at < config.cacheMs
+        ? cached.subscription
+        : this.remember(subscriptionId, await subscriptions.find(subscriptionId));
+    // Removed: its deliveries go with it.
+    if (subscription?.tenant !== delivery.tenant) return outbox.complete(delivery);
+    const { id, tenant, health } = subscription;
     const now = new Date();
     if (!subscription.enabled) {
       // Held while disabled, looked at again now and then, sent once it is enabled again.
@@ -245,56 +222,35 @@ export class WebhookDelivery implements PlantEvents {
     const outcome = await sender.send(subscription.url, subscription.secret, delivery, now);
     if (outcome.ok) {
       await outbox.complete(delivery);
-      return this.recordSuccess(subscription, now);
+      const last = health.lastSuccessAt?.getTime() ?? 0;
+      if (health.failures === 0 && now.getTime() - last < SUCCESS_WRITE_MS) return;
+      const update = { health: { failures: 0, lastAttemptAt: now, lastSuccessAt: now } };
+      return void this.remember(id, await subscriptions.update(id, update));
     }
     const attempts = delivery.attempts + 1;
-    const next = new Date(now.getTime() + retryDelay(config.schedule, attempts));
-    await outbox.retry(delivery, next, attempts);
-    await this.recordFailure(subscription, delivery, outcome.error, now);
-    this.logger.warn(
-      {
-        subscription: subscription.id,
-        tenant: subscription.tenant,
-        webhookId: delivery.eventId,
-        attempts,
-        reason: outcome.error,
-      },
-      'webhook delivery failed; it will be tried again',
+    await outbox.retry(
+      delivery,
+      new Date(now.getTime() + retryDelay(config.schedule, attempts)),
+      attempts,
     );
-  }
-
-  private async recordSuccess(subscription: WebhookSubscription, now: Date): Promise<void> {
-    const { id, health } = subscription;
-    const last = health.lastSuccessAt?.getTime() ?? 0;
-    if (health.failures === 0 && now.getTime() - last < SUCCESS_WRITE_MS) return;
-    const update = { health: { failures: 0, lastAttemptAt: now, lastSuccessAt: now } };
-    this.remember(id, await this.parts!.subscriptions.update(id, update));
-  }
-
-  private async recordFailure(
-    { id, tenant, health }: WebhookSubscription,
-    delivery: PendingDelivery,
-    lastError: string,
-    now: Date,
-  ): Promise<void> {
     const failingSince = health.failingSince ?? now;
-    const disable = failedTooLong(this.config.schedule, failingSince, now);
-    const updated = await this.parts!.subscriptions.update(id, {
-      health: {
-        ...health,
-        failures: health.failures + 1,
-        failingSince,
-        lastError,
-        lastAttemptAt: now,
-      },
+    const failures = health.failures + 1;
+    const disable = failedTooLong(config.schedule, failingSince, now);
+    const update = {
+      health: { ...health, failures, failingSince, lastError: outcome.error, lastAttemptAt: now },
       ...(disable && { enabled: false, disabledAt: now }),
-    });
-    this.remember(id, updated);
+    };
+    this.remember(id, await subscriptions.update(id, update));
     if (disable) {
-      this.logger.warn(
-        { subscription: id, tenant, webhookId: delivery.eventId },
+      logger.warn(
+        { subscription: id, tenant, webhookId },
         'webhook subscription disabled: it kept failing for the whole disable period',
       );
     }
+    const reason = outcome.error;
+    logger.warn(
+      { subscription: id, tenant, webhookId, attempts, reason },
+      'webhook delivery failed; it will be tried again',
+    );
   }
 }

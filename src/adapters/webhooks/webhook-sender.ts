@@ -1,6 +1,6 @@
-import { createHmac, type KeyObject, createSecretKey } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { checkReceiverUrl, isPrivateAddress } from './address-policy.js';
@@ -21,53 +21,32 @@ export interface SenderOptions {
 const ERROR_BODY_CHARS = 120;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * The HMAC key of a Standard Webhooks secret (`whsec_` and base64), or undefined when it is not
- * valid base64; the same bytes the `standardwebhooks` package signs with.
- */
-function signingKey(secret: string): KeyObject | undefined {
-  const text = secret.replace(/^whsec_/, '');
-  if (text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
-  return createSecretKey(Buffer.from(text, 'base64'));
-}
-
 type Resolve = (
   hostname: string,
   options: LookupAllOptions,
   callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
 ) => void;
 
-/**
- * A DNS lookup for connections that refuses a host when any of its addresses is not public: the
- * check happens on the very addresses connected to, so a name cannot be re-pointed in between.
- */
+// Refuses a host when any of its addresses is not public, on the very addresses connected to:
+// a name cannot be re-pointed between the check and the connection.
 export function publicOnlyLookup(resolve: Resolve = dnsLookup as Resolve): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
-      const refused = addresses.find((entry) => isPrivateAddress(entry.address));
-      if (refused !== undefined || addresses.length === 0) {
+      if (addresses.length === 0 || addresses.some((entry) => isPrivateAddress(entry.address))) {
         const denied = new Error(`${hostname} resolves to a non-public address`);
         return callback(denied as NodeJS.ErrnoException, '', 0);
       }
-      if (options.all) {
-        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      }
+      if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0]!.address, addresses[0]!.family);
     });
   };
 }
 
-/**
- * Sends deliveries signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`,
- * `webhook-signature`). Redirects are never followed (node:http does not), each attempt has one
- * deadline, and only 2xx counts.
- */
+/** Sends deliveries signed per Standard Webhooks; no redirect followed, one deadline, 2xx only. */
 export class WebhookSender {
   private readonly agents: { http: HttpAgent; https: HttpsAgent };
   private readonly lookup: LookupFunction;
-  // Decoding a secret is per subscription, not per delivery; a rotated one is a new entry.
-  private readonly keys = new Map<string, KeyObject | undefined>();
 
   constructor(private readonly options: SenderOptions) {
     const agent = { keepAlive: true, maxSockets: options.maxSockets ?? 16 };
@@ -83,17 +62,17 @@ export class WebhookSender {
   ): Promise<SendOutcome> {
     const refusal = checkReceiverUrl(url, this.options.allowPrivate);
     if (refusal !== undefined) return { ok: false, error: refusal };
-    let key = this.keys.get(secret);
-    if (key === undefined && !this.keys.has(secret)) {
-      if (this.keys.size >= 10_000) this.keys.clear();
-      key = signingKey(secret);
-      this.keys.set(secret, key);
+    // A Standard Webhooks secret: `whsec_` and base64, the bytes `standardwebhooks` signs with.
+    const key = secret.replace(/^whsec_/, '');
+    if (key.length % 4 !== 0 || !BASE64.test(key)) {
+      return { ok: false, error: 'the signing secret is not valid base64' };
     }
-    if (key === undefined) return { ok: false, error: 'the signing secret is not valid base64' };
     const { eventId, body } = message;
     const seconds = Math.floor(now.getTime() / 1000);
     // `v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`, as Standard Webhooks defines it.
-    const mac = createHmac('sha256', key).update(`${eventId}.${seconds}.${body}`).digest('base64');
+    const mac = createHmac('sha256', Buffer.from(key, 'base64'))
+      .update(`${eventId}.${seconds}.${body}`)
+      .digest('base64');
     const headers = {
       'content-type': 'application/json',
       'user-agent': 'plant-store-webhooks',
@@ -102,31 +81,35 @@ export class WebhookSender {
       'webhook-signature': `v1,${mac}`,
       'content-length': String(Buffer.byteLength(body)),
     };
-    return this.post(new URL(url), headers, body).catch((error: unknown) => ({
-      ok: false,
-      error: printableText(describe(error)),
-    }));
+    return this.post(new URL(url), headers, body).catch((error: unknown) => {
+      const { code, message } = error as { code?: unknown; message?: unknown };
+      const text = typeof message === 'string' ? message : String(error);
+      const described =
+        typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+      return { ok: false, error: printableText(described) };
+    });
   }
 
   private post(url: URL, headers: Record<string, string>, body: string): Promise<SendOutcome> {
     const https = url.protocol === 'https:';
+    const { timeoutMs, allowPrivate } = this.options;
     return new Promise((resolve, reject) => {
       const req = (https ? httpsRequest : httpRequest)(url, {
         method: 'POST',
         headers,
         agent: https ? this.agents.https : this.agents.http,
-        ...(!this.options.allowPrivate && { lookup: this.lookup }),
+        ...(!allowPrivate && { lookup: this.lookup }),
       });
       const timer = setTimeout(
-        () => req.destroy(new Error(`no answer within ${this.options.timeoutMs} ms`)),
-        this.options.timeoutMs,
+        () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)),
+        timeoutMs,
       );
       const fail = (error: Error) => {
         clearTimeout(timer);
         reject(error);
       };
       req.once('error', fail);
-      req.once('response', (res: IncomingMessage) => {
+      req.once('response', (res) => {
         const status = res.statusCode ?? 0;
         let excerpt = '';
         res.setEncoding('utf8');
@@ -136,11 +119,13 @@ export class WebhookSender {
         });
         res.once('end', () => {
           clearTimeout(timer);
-          resolve(
-            status >= 200 && status < 300
-              ? { ok: true, status }
-              : { ok: false, error: `HTTP ${status}${clip(excerpt)}` },
-          );
+          if (status >= 200 && status < 300) return resolve({ ok: true, status });
+          // Line breaks and tabs become one space; any other control a receiver sends is escaped,
+          // so that it cannot rewrite the terminal of whoever runs `webhooks list`.
+          const clean = excerpt.replace(/\s+/g, ' ').trim();
+          const kept =
+            clean.length > ERROR_BODY_CHARS ? `${clean.slice(0, ERROR_BODY_CHARS)}...` : clean;
+          resolve({ ok: false, error: `HTTP ${status}${kept && `: ${printableText(kept)}`}` });
         });
         res.once('error', fail);
       });
@@ -152,19 +137,4 @@ export class WebhookSender {
     this.agents.http.destroy();
     this.agents.https.destroy();
   }
-}
-
-function clip(text: string): string {
-  // Line breaks and tabs become one space; any other control a receiver sends is escaped, so
-  // that it cannot rewrite the terminal of whoever runs `webhooks list`.
-  const clean = text.replace(/\s+/g, ' ').trim();
-  if (clean === '') return '';
-  const kept = clean.length > ERROR_BODY_CHARS ? `${clean.slice(0, ERROR_BODY_CHARS)}...` : clean;
-  return `: ${printableText(kept)}`;
-}
-
-function describe(error: unknown): string {
-  const { code, message } = error as { code?: unknown; message?: unknown };
-  const text = typeof message === 'string' ? message : String(error);
-  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
 }
