@@ -1,18 +1,21 @@
 import {
+  accessSync,
   closeSync,
+  constants,
   existsSync,
   fstatSync,
   lstatSync,
   openSync,
+  readFileSync,
   readSync,
   realpathSync,
+  statfsSync,
   statSync,
   type Stats,
 } from 'node:fs';
 import { dirname } from 'node:path';
+import type { RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
-import { lockFileProblem } from './lmdb-lock-file.js';
-import { lowOnSpace } from './lmdb-writer.js';
 
 // LMDB memory-maps its data file and its lock file: a page of the map that the file does not
 // hold (a file cut short) or that the disk has no room for (a lock file made on a full disk)
@@ -34,32 +37,32 @@ const META_BYTES = TXN_ID + 8;
 const NO_ROOT = 0xffff_ffff_ffff_ffffn;
 // A meta page read while another process writes it could be torn: read again before refusing.
 const READS = 3;
+// LMDB reports a short write as EIO: on a file system with less free than this, that is no room.
+const LOW_SPACE_BYTES = 256 * 1024;
 
-const VARIABLE = 'PLANT_STORE_DATA_DIR';
 /** The environment's file in the data directory (LMDB adds `<file>-lock` beside it). */
 export const DATA_FILE = 'plants.mdb';
 
 /** One line: `data file /path (PLANT_STORE_DATA_DIR) is ...`. */
-export const refused = (
-  path: string,
-  problem: string,
-  cause?: unknown,
-  what = 'data file',
-): StorageOpenError => new StorageOpenError(`${what} ${path}`, VARIABLE, problem, { cause });
+export const refused = (path: string, problem: string, cause?: unknown, what = 'data file') =>
+  new StorageOpenError(`${what} ${path}`, 'PLANT_STORE_DATA_DIR', problem, { cause });
 
-const damaged = (path: string, why: string): StorageOpenError =>
-  refused(
-    path,
-    `is damaged (${why}); move it away and restore a backup (plant-store backup) or an export`,
-  );
-
-/** What a path that is no regular file is, in a word. */
 function kindOf(stats: Stats): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isSocket()) return 'a socket';
   if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device';
   return 'not a regular file';
+}
+
+/** Whether the file system of `dataDir` has almost no room left (false when it cannot tell). */
+export function lowOnSpace(dataDir: string): boolean {
+  try {
+    const { bavail, bsize } = statfsSync(dataDir);
+    return bavail * bsize < LOW_SPACE_BYTES;
+  } catch {
+    return false;
+  }
 }
 
 /** The problem of the file's first two pages as read now, or undefined when LMDB may map it. */
@@ -128,7 +131,20 @@ export function checkDataFile(path: string): string {
       ? lockFileProblem(lockPath)
       : `is ${lock.isSymbolicLink() ? 'a symbolic link' : kindOf(lock)}, not a file LMDB can lock with; move it away (it holds no data: LMDB makes it again)`;
   if (lockProblem !== undefined) throw refused(lockPath, lockProblem, undefined, 'lock file');
-  if (stats !== undefined && stats.size === 0 && path.endsWith(DATA_FILE)) refuseEmpty(path, file);
+  if (stats !== undefined && stats.size === 0 && path.endsWith(DATA_FILE)) {
+    // A restore or copy that did not finish (a full disk), not a new store: LMDB writes a new
+    // file's first pages as it opens it, under its lock, so one empty for a moment is refused.
+    const wait = new Int32Array(new SharedArrayBuffer(4));
+    for (let tries = 0; statSync(file).size === 0; tries++) {
+      if (tries === 10) {
+        throw refused(
+          path,
+          'is empty (0 bytes): a copy or restore that did not finish? Restore it again, or remove it to start an empty store',
+        );
+      }
+      Atomics.wait(wait, 0, 0, 20);
+    }
+  }
   if (stats !== undefined && stats.size > 0) checkPages(path, file);
   const making = stats === undefined || stats.size === 0 || !existsSync(`${file}-lock`);
   if (making && lowOnSpace(dirname(file))) {
@@ -138,23 +154,6 @@ export function checkDataFile(path: string): string {
     );
   }
   return file;
-}
-
-/**
- * An empty plants.mdb is a restore or copy that did not finish (a full disk), not a new store:
- * LMDB writes a new file's first pages as it opens it, under its lock, so an empty file that stays
- * empty for a moment is refused rather than served as an empty store.
- */
-function refuseEmpty(path: string, file: string): void {
-  const wait = new Int32Array(new SharedArrayBuffer(4));
-  for (let tries = 0; tries < 10; tries++) {
-    if (statSync(file).size > 0) return;
-    Atomics.wait(wait, 0, 0, 20);
-  }
-  throw refused(
-    path,
-    'is empty (0 bytes): a copy or restore that did not finish? Restore it again, or remove it to start an empty store',
-  );
 }
 
 function checkPages(path: string, file: string): void {
@@ -173,8 +172,107 @@ function checkPages(path: string, file: string): void {
     if (problem === 'foreign' || problem === 'no LMDB header') {
       throw refused(path, 'is not an LMDB environment (a foreign or damaged file); move it away');
     }
-    if (problem !== undefined) throw damaged(path, problem);
+    if (problem !== undefined) {
+      throw refused(
+        path,
+        `is damaged (${problem}); move it away and restore a backup (plant-store backup) or an export`,
+      );
+    }
   } finally {
     closeSync(fd);
   }
+}
+
+// LMDB's lock file (mdb.c, MDB_txninfo, Linux x86-64/arm64): the magic at 0, then on the second
+// cache line (64) the write lock, a robust pthread mutex whose first word holds its owner's thread
+// id (with two flag bits). LMDB maps the file: one it cannot read and write, or whose bytes are not
+// its own, ends the process with a signal, so it is checked first.
+const WRITE_MUTEX = 64;
+const HEADER = 128;
+const TID_BITS = 0x3fff_ffff;
+
+// LMDB holds POSIX record locks on its lock file, and closing any descriptor of that file in the
+// process releases them all (another process then took the environment as its own, and writes
+// hung): while a store of this process has it open, it is read through one descriptor, closed
+// only once the environment is.
+const held = new Map<string, { fd: number; users: number }>();
+const inode = (stats: { dev: number; ino: number }): string => `${stats.dev}:${stats.ino}`;
+
+/** The first bytes of the lock file `path` (whose stats are `stats`). */
+function head(path: string, stats: Stats): Buffer {
+  const entry = held.get(inode(stats));
+  const fd = entry?.fd ?? openSync(path, 'r');
+  const buffer = Buffer.alloc(HEADER);
+  try {
+    readSync(fd, buffer, 0, HEADER, 0);
+  } finally {
+    if (entry === undefined) closeSync(fd);
+  }
+  return buffer;
+}
+
+/** Why LMDB cannot use the existing lock file `path`, or undefined when it can (or it is absent). */
+export function lockFileProblem(path: string): string | undefined {
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (stats === undefined) return undefined;
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch {
+    return `cannot be read and written by this user (uid ${process.getuid?.()}); give the service user the file, or remove it when no process has the directory open`;
+  }
+  // Empty: LMDB makes it afresh (a process on the directory keeps it whole).
+  if (stats.size === 0) return undefined;
+  if (stats.size < HEADER || head(path, stats).readUInt32LE(0) !== MDB_MAGIC) {
+    return 'is not an LMDB lock file (cut short or overwritten); remove it once no process has the directory open (it holds no data)';
+  }
+  return undefined;
+}
+
+/** The process holding LMDB's write lock, from its owner's thread id, when the system says. */
+export function lockHolder(path: string): { pid: number; command: string } | undefined {
+  try {
+    const tid = head(path, statSync(path)).readUInt32LE(WRITE_MUTEX) & TID_BITS;
+    if (tid === 0) return undefined;
+    const status = readFileSync(`/proc/${tid}/status`, 'utf8');
+    const pid = Number(/^Tgid:\s*(\d+)/m.exec(status)?.[1]);
+    const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+    return { pid, command: command.slice(0, 120) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Each second while the environment is open: LMDB's reader check, which frees the slots of
+ * processes that ended without closing (a killed `export`), whose snapshots would otherwise keep
+ * every page freed after them from reuse and grow the file; and the lock file, which must stay the
+ * one LMDB mapped: deleted, replaced or cut short, the next access would end the process with a
+ * signal or let another process lock apart from this one, so `lost` is told why instead. The
+ * undoing must come after the environment is closed.
+ */
+export function watchLockFile(root: RootDatabase, path: string, lost: (problem: string) => void) {
+  const opened = statSync(path);
+  const key = inode(opened);
+  const entry = held.get(key) ?? { fd: openSync(path, 'r'), users: 0 };
+  held.set(key, entry);
+  entry.users++;
+  const timer = setInterval(() => {
+    const now = statSync(path, { throwIfNoEntry: false });
+    const problem =
+      now === undefined || now.ino !== opened.ino || now.dev !== opened.dev
+        ? 'was deleted or replaced while the store had it open'
+        : now.size < opened.size
+          ? `was cut short (${now.size} of ${opened.size} bytes) while the store had it open`
+          : lockFileProblem(path);
+    if (problem === undefined) return void root.readerCheck();
+    clearInterval(timer);
+    lost(problem);
+  }, 1000);
+  timer.unref();
+  return (): void => {
+    clearInterval(timer);
+    if (--entry.users > 0) return;
+    held.delete(key);
+    closeSync(entry.fd);
+  };
 }

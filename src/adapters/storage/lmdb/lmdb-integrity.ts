@@ -1,16 +1,16 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openEnvironment, TAG_INDEX_FROM, type LmdbDatabases } from './lmdb-environment.js';
-import { TAG_INDEX } from './lmdb-keys.js';
+import type { Storage } from '../../../ports/storage.js';
+import {
+  openEnvironment,
+  TAG_INDEX,
+  TAG_INDEX_FROM,
+  type LmdbDatabases,
+} from './lmdb-environment.js';
 import type { PlantValue } from './lmdb-plant-store.js';
 
-/** What a walk of the whole store found. */
-export interface IntegrityReport {
-  readonly plants: number;
-  readonly tenants: number;
-  /** One line each; empty when the store is whole. */
-  readonly problems: string[];
-}
+/** What a walk of the whole store found: `problems`, one line each, is empty when it is whole. */
+type IntegrityReport = Awaited<ReturnType<NonNullable<Storage['check']>>>;
 
 // A store damaged all over would name every tenant: the first few say enough.
 const MOST = 20;
@@ -26,8 +26,9 @@ export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
   const problems: string[] = [];
   const transaction = dbs.root.useReadTransaction();
   const held = new Map<string, number>();
+  const hex = (key: Buffer): string => key.toString('hex').slice(0, 40);
   const malformed = (what: string, key: Buffer): number =>
-    problems.push(`a ${what} entry is malformed (key ${key.toString('hex').slice(0, 40)})`);
+    problems.push(`a ${what} entry is malformed (key ${hex(key)})`);
   let plants = 0;
   let tagged = 0;
   try {
@@ -57,7 +58,7 @@ export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
       const [name, tag] = (dbs.plants.get(plant, { transaction }) ?? []) as PlantValue | [];
       if (tag !== key.toString('utf8', tagAt + 2, tagAt + 2 + tagLength) || name !== value) {
         problems.push(
-          `a tag index entry names no plant holding its tag and name (key ${key.toString('hex').slice(0, 40)})`,
+          `a tag index entry names no plant holding its tag and name (key ${hex(key)})`,
         );
       }
     }

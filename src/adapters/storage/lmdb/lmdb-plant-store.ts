@@ -5,20 +5,21 @@ import { firstById, samePlant, type StoredPlant } from '../../../domain/plant.js
 import type { PlantEvent } from '../../../domain/webhook.js';
 import type { Logger } from '../../../ports/logger.js';
 import type { ImportOutcome, PlantSnapshot, PlantStore } from '../../../ports/plant-store.js';
-import { TAG_INDEX_FROM, type LmdbDatabases } from './lmdb-environment.js';
+import { lowOnSpace } from './lmdb-data-file.js';
 import {
   idOf,
   justAbove,
   plantKey,
   prefixEnd,
   TAG_INDEX,
+  TAG_INDEX_FROM,
   tagPrefix,
   tenantKey,
-  tenantKeys,
   tenantPrefix,
-} from './lmdb-keys.js';
-import { recordEvent } from './lmdb-webhook-outbox.js';
-import { lowOnSpace, refusesWrites, type LmdbWriter } from './lmdb-writer.js';
+  type LmdbDatabases,
+} from './lmdb-environment.js';
+import { recordEvent } from './lmdb-webhooks.js';
+import { refusesWrites, type LmdbWriter } from './lmdb-writer.js';
 
 /** A plant's value: its name, and its tag when it has one. */
 export type PlantValue = [string] | [string, string];
@@ -26,23 +27,17 @@ export type PlantValue = [string] | [string, string];
 const toValue = (plant: StoredPlant): PlantValue =>
   plant.tag === undefined ? [plant.name] : [plant.name, plant.tag];
 
-export function toPlant(id: PlantId, value: PlantValue): StoredPlant {
-  const [name, tag] = value;
+function toPlant(id: PlantId, [name, tag]: PlantValue): StoredPlant {
   return tag === undefined ? { id, name: String(name) } : { id, name: String(name), tag };
 }
 
-/** A plant's entry in the tag index: its key, and its value, the name (the key holds the tag). */
-export const tagEntry = (prefix: Buffer, id: PlantId, tag: string): Buffer =>
+/** A plant's key in the tag index (its value: the name). */
+const tagEntry = (prefix: Buffer, id: PlantId, tag: string): Buffer =>
   plantKey(tagPrefix(prefix, tag), id);
 
 /** A plant to write, with its keys: made before the write, since a write must not throw midway. */
-interface Keyed {
-  plant: StoredPlant;
-  key: Buffer;
-  entry: Buffer | undefined;
-}
-
-const keyed = (prefix: Buffer, plant: StoredPlant): Keyed => ({
+type Keyed = ReturnType<typeof keyed>;
+const keyed = (prefix: Buffer, plant: StoredPlant) => ({
   plant,
   key: plantKey(prefix, plant.id),
   entry: plant.tag === undefined ? undefined : tagEntry(prefix, plant.id, plant.tag),
@@ -53,7 +48,7 @@ const keyed = (prefix: Buffer, plant: StoredPlant): Keyed => ({
  * `limit` steps among its plants, or with `tags` among each tag's index entries, merged. In
  * `transaction`, else in lmdb-js's current read transaction. For list and the snapshot.
  */
-export function readPage(
+function readPage(
   plants: Database<unknown, Buffer>,
   prefix: Buffer,
   after: PlantId | undefined,
@@ -77,14 +72,33 @@ export function readPage(
   return firstById(pages, limit);
 }
 
+/** The counts' keys are the tenants, in UTF-8 byte order, which is code-point order. */
+function readTenants(
+  dbs: LmdbDatabases,
+  after: string | undefined,
+  limit: number,
+  transaction?: Transaction,
+): string[] {
+  if (!(limit >= 1)) return [];
+  const start = after === undefined ? undefined : justAbove(tenantKey(after));
+  const keys = dbs.tenants.getKeys({
+    ...(start && { start }),
+    limit,
+    ...(transaction && { transaction }),
+  });
+  return Array.from(keys, (key) => key.toString('utf8'));
+}
+
 /**
- * Plants in the LMDB environment, one entry per plant keyed by tenant and ordered id (see
- * lmdb-keys.ts), so that a page is one seek and `limit` steps whatever the tenant holds; after
- * them, the tag index, an entry per tagged plant keyed by tenant, tag and ordered id, so that a
- * filtered page costs the same; beside them, each tenant's count: the quota without counting, and
- * the tenants' list without reading plants. A plant, its index entry and its count change in one
- * write transaction, shared with every process on the directory, so that what it checks holds
- * when it commits.
+ * Plants in the LMDB environment, one entry per plant keyed by tenant and ordered id, so that a
+ * page is one seek and `limit` steps whatever the tenant holds; after them, the tag index, an
+ * entry per tagged plant keyed by tenant, tag and ordered id, so that a filtered page costs the
+ * same; beside them, each tenant's count: the quota without counting, and the tenants' list
+ * without reading plants. A plant, its index entry and its count change in one write transaction,
+ * shared with every process on the directory, so that what it checks holds when it commits.
+ * lmdb-js keeps one read transaction until a `setTimeout(0)` after its first read, so a request
+ * arriving within that millisecond would read the snapshot of an earlier one and miss a write
+ * another process acknowledged meanwhile: each read first takes the latest (`resetReadTxn`).
  */
 export class LmdbPlantStore implements PlantStore {
   constructor(
@@ -98,7 +112,8 @@ export class LmdbPlantStore implements PlantStore {
 
   /** Checks the id and the count, stores the plant, its count and its event's deliveries: one transaction. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const { prefix, counted } = tenantKeys(tenant);
+    const prefix = tenantPrefix(tenant);
+    const counted = prefix.subarray(2);
     const write = keyed(prefix, plant);
     const { plants, tenants } = this.dbs;
     const stored = await this.writer.write(() => {
@@ -114,11 +129,6 @@ export class LmdbPlantStore implements PlantStore {
     return stored === 1;
   }
 
-  /**
-   * lmdb-js keeps one read transaction until a `setTimeout(0)` after its first read, so a request
-   * arriving within that millisecond would read the snapshot of an earlier one and miss a write
-   * another process acknowledged meanwhile; `resetReadTxn` reads the latest. Then one lookup.
-   */
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
     const key = plantKey(tenantPrefix(tenant), id);
     this.dbs.root.resetReadTxn();
@@ -126,7 +136,6 @@ export class LmdbPlantStore implements PlantStore {
     return value === undefined ? undefined : toPlant(id, value);
   }
 
-  /** The latest, as for get; then readPage. */
   async list(
     tenant: string,
     after: PlantId | undefined,
@@ -139,7 +148,8 @@ export class LmdbPlantStore implements PlantStore {
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const { prefix, counted } = tenantKeys(tenant);
+    const prefix = tenantPrefix(tenant);
+    const counted = prefix.subarray(2);
     const key = plantKey(prefix, id);
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
@@ -155,17 +165,9 @@ export class LmdbPlantStore implements PlantStore {
     });
   }
 
-  /** The counts' keys are the tenants, in UTF-8 byte order, which is code-point order. */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
-    if (!(limit >= 1)) return [];
-    const start = after === undefined ? undefined : justAbove(tenantKey(after));
-    // The latest tenants, as for list.
     this.dbs.root.resetReadTxn();
-    const found: string[] = [];
-    for (const key of this.dbs.tenants.getKeys({ ...(start && { start }), limit })) {
-      found.push(key.toString('utf8'));
-    }
-    return found;
+    return readTenants(this.dbs, after, limit);
   }
 
   /** The whole batch in one transaction, its outcomes decided on what the transaction reads. */
@@ -175,7 +177,8 @@ export class LmdbPlantStore implements PlantStore {
     overwrite: boolean,
   ): Promise<ImportOutcome[]> {
     if (batch.length === 0) return Promise.resolve([]);
-    const { prefix, counted } = tenantKeys(tenant);
+    const prefix = tenantPrefix(tenant);
+    const counted = prefix.subarray(2);
     const writes = batch.map((plant) => keyed(prefix, plant));
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
@@ -224,8 +227,7 @@ export class LmdbPlantStore implements PlantStore {
  * The plants at one instant: every page is read in one LMDB read transaction, held (across the
  * export's awaits and event-loop turns) until released. Writers go on meanwhile, in this process
  * and others; the pages the transaction sees are kept from reuse until then, so the file may grow
- * during a long export and its free pages return afterwards. The same keys and order as
- * LmdbPlantStore's list and tenants.
+ * during a long export and its free pages return afterwards.
  */
 export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
   const transaction = dbs.root.useReadTransaction();
@@ -241,10 +243,7 @@ export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
     },
     tenants: async (after, limit) => {
       check();
-      if (!(limit >= 1)) return [];
-      const start = after === undefined ? undefined : justAbove(tenantKey(after));
-      const keys = dbs.tenants.getKeys({ ...(start && { start }), limit, transaction });
-      return Array.from(keys, (key) => key.toString('utf8'));
+      return readTenants(dbs, after, limit, transaction);
     },
     release: () => {
       if (released) return;
@@ -253,9 +252,6 @@ export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
     },
   };
 }
-
-/** Plants read per write transaction: some milliseconds of the write lock each. */
-const BATCH = 10_000;
 
 const describe = (key: string): string => {
   if (key === '') return 'from the start';
@@ -266,18 +262,19 @@ const describe = (key: string): string => {
 
 /**
  * Builds the tag index of the plants a version without it stored (format 1), when `meta` holds
- * TAG_INDEX_FROM: in write transactions of `batch` plants, each adding the entries its tagged
- * plants lack and moving TAG_INDEX_FROM past them, removed with the last. Resumable (an abort or a
- * crash leaves the mark where the last commit put it), shared (processes opening together take
- * turns at the batches) and idempotent (writes since the upgrade index their plants themselves).
- * Costs one read of `meta` once built. Rejects with the signal's reason when it is aborted.
+ * TAG_INDEX_FROM: in write transactions of `batch` plants (10,000 by default: some milliseconds
+ * of the write lock each), each adding the entries its tagged plants lack and moving
+ * TAG_INDEX_FROM past them, removed with the last. Resumable (an abort or a crash leaves the mark
+ * where the last commit put it), shared (processes opening together take turns at the batches)
+ * and idempotent (writes since the upgrade index their plants themselves). Costs one read of
+ * `meta` once built. Rejects with the signal's reason when it is aborted.
  */
 export async function buildTagIndex(
   dbs: LmdbDatabases,
   writer: Pick<LmdbWriter, 'write'>,
   options: { logger?: Logger | undefined; signal?: AbortSignal | undefined; batch?: number } = {},
 ): Promise<void> {
-  const { logger, signal, batch = BATCH } = options;
+  const { logger, signal, batch = 10_000 } = options;
   const { plants, meta } = dbs;
   const from = meta.get(TAG_INDEX_FROM) as string | undefined;
   if (from === undefined) return;

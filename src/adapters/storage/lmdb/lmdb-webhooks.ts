@@ -1,10 +1,22 @@
 import { newEventId } from '../../../application/webhook-ids.js';
-import { eventBody, type PlantEvent } from '../../../domain/webhook.js';
+import {
+  applyPatch,
+  eventBody,
+  type PlantEvent,
+  type SubscriptionPatch,
+  type WebhookSubscription,
+} from '../../../domain/webhook.js';
 import type { PendingDelivery, WebhookOutbox } from '../../../ports/webhook-outbox.js';
-import { toPendingDelivery, type DeliveryRecord } from '../webhook-record.js';
-import type { LmdbDatabases } from './lmdb-environment.js';
-import { tenantPrefix } from './lmdb-keys.js';
-import { subscriptionsOf } from './lmdb-webhook-subscriptions.js';
+import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
+import {
+  byCreation,
+  fromRecord,
+  toPendingDelivery,
+  toRecord,
+  type DeliveryRecord,
+  type SubscriptionRecord,
+} from '../webhook-record.js';
+import { tenantPrefix, type LmdbDatabases } from './lmdb-environment.js';
 import type { LmdbWriter } from './lmdb-writer.js';
 
 /** One delivery as stored; `due` is also in the due index's key. */
@@ -48,6 +60,86 @@ function splitDue(key: Buffer): { tenant: string; key: string; delivery: Buffer 
   };
 }
 
+const text = (value: string): string => {
+  if (typeof value !== 'string') throw new TypeError('ids and tenants must be strings');
+  return value;
+};
+
+const indexKey = (tenant: string, id: string): Buffer =>
+  Buffer.concat([tenantPrefix(tenant), Buffer.from(id, 'utf8')]);
+
+/** A tenant's keys (of its `prefix`) in the webhook databases. */
+const within = (prefix: Buffer) => ({ start: prefix, end: Buffer.concat([prefix, END]) });
+
+/** The tenant's subscriptions (of `prefix`), read in the current transaction: its write one, in a write. */
+function* subscriptionsOf(dbs: LmdbDatabases, prefix: Buffer): Generator<WebhookSubscription> {
+  for (const key of dbs.webhookIndex.getKeys(within(prefix))) {
+    const record = dbs.webhooks.get(key.toString('utf8', prefix.length)) as
+      SubscriptionRecord | undefined;
+    if (record !== undefined) yield fromRecord(record);
+  }
+}
+
+/**
+ * Webhook subscriptions in the environment: each record by id, and an index of each tenant's, which
+ * the plant store reads in its write transaction when it records an event (no copy to go stale).
+ */
+export class LmdbWebhookSubscriptions implements WebhookSubscriptions {
+  constructor(
+    private readonly dbs: LmdbDatabases,
+    private readonly writer: LmdbWriter,
+  ) {}
+
+  add(subscription: WebhookSubscription): Promise<boolean> {
+    const record = toRecord(subscription);
+    const id = text(subscription.id);
+    const index = indexKey(subscription.tenant, id);
+    return this.writer.write(() => {
+      if (this.dbs.webhooks.doesExist(id)) return false;
+      void this.dbs.webhooks.put(id, record);
+      void this.dbs.webhookIndex.put(index, true);
+      return true;
+    });
+  }
+
+  async find(id: string): Promise<WebhookSubscription | undefined> {
+    const record = this.dbs.webhooks.get(text(id)) as SubscriptionRecord | undefined;
+    return record === undefined ? undefined : fromRecord(record);
+  }
+
+  async list(tenant?: string): Promise<WebhookSubscription[]> {
+    const all =
+      tenant === undefined
+        ? Array.from(this.dbs.webhooks.getRange(), ({ value }) =>
+            fromRecord(value as SubscriptionRecord),
+          )
+        : [...subscriptionsOf(this.dbs, tenantPrefix(tenant))];
+    return all.sort(byCreation);
+  }
+
+  update(id: string, patch: SubscriptionPatch): Promise<WebhookSubscription | undefined> {
+    return this.writer.write(() => {
+      const record = this.dbs.webhooks.get(text(id)) as SubscriptionRecord | undefined;
+      if (record === undefined) return undefined;
+      const changed = applyPatch(fromRecord(record), patch);
+      void this.dbs.webhooks.put(id, toRecord(changed));
+      return changed;
+    });
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.writer.write(() => {
+      const record = this.dbs.webhooks.get(text(id)) as SubscriptionRecord | undefined;
+      if (record === undefined) return false;
+      void this.dbs.webhooks.remove(id);
+      void this.dbs.webhookIndex.remove(indexKey(String(record.tenant), id));
+      return true;
+    });
+  }
+
+  async close(): Promise<void> {}
+}
+
 /**
  * Records a plant's event for the tenant's enabled subscribers to it; runs inside the plant's
  * write transaction, so that a plant and its deliveries are committed together or not at all.
@@ -78,9 +170,9 @@ export function recordEvent(
 
 /**
  * The deliveries the plant store recorded, in the environment: one entry each, and an index by
- * tenant and due time. A claim runs in the environment's write transaction, which every process shares, so that
- * of two instances (or processes) only one claims each delivery; it moves the delivery's due time
- * to the lease's end, so that a lost lease makes it due again.
+ * tenant and due time. A claim runs in the write transaction every process shares, so that of two
+ * processes only one claims each delivery; it moves the delivery's due time to the lease's end,
+ * so that a lost lease makes it due again.
  */
 export class LmdbWebhookOutbox implements WebhookOutbox {
   constructor(
@@ -154,51 +246,50 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
     }
   }
 
-  async complete(delivery: PendingDelivery): Promise<void> {
-    const key = deliveryKey(tenantPrefix(delivery.tenant), delivery.key);
-    await this.writer.write(() => {
-      const stored = this.dbs.deliveries.get(key) as StoredDelivery | undefined;
-      if (stored === undefined) return;
-      void this.dbs.due.remove(dueKey(stored.due, key));
-      void this.dbs.deliveries.remove(key);
-    });
+  complete(delivery: PendingDelivery): Promise<void> {
+    return this.move(delivery);
   }
 
-  async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
+  retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
+    return this.move(delivery, { due: due.getTime(), attempts });
+  }
+
+  /** The delivery out of the due index, then removed, or changed by `next` and due again. */
+  private async move(delivery: PendingDelivery, next?: Pick<StoredDelivery, 'due' | 'attempts'>) {
     const key = deliveryKey(tenantPrefix(delivery.tenant), delivery.key);
+    const { deliveries, due } = this.dbs;
     await this.writer.write(() => {
-      const stored = this.dbs.deliveries.get(key) as StoredDelivery | undefined;
+      const stored = deliveries.get(key) as StoredDelivery | undefined;
       if (stored === undefined) return;
-      void this.dbs.due.remove(dueKey(stored.due, key));
-      void this.dbs.deliveries.put(key, { ...stored, due: due.getTime(), attempts });
-      void this.dbs.due.put(dueKey(due.getTime(), key), true);
+      void due.remove(dueKey(stored.due, key));
+      if (next === undefined) return void deliveries.remove(key);
+      void deliveries.put(key, { ...stored, ...next });
+      void due.put(dueKey(next.due, key), true);
     });
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
-    const prefix = tenantPrefix(tenant);
-    const range = () => ({ start: prefix, end: Buffer.concat([prefix, END]) });
-    if (this.dbs.deliveries.getCount(range()) <= keep) return 0;
+    const range = within(tenantPrefix(tenant));
+    const { deliveries, due } = this.dbs;
+    if (deliveries.getCount(range) <= keep) return 0;
     return this.writer.write(() => {
-      const all = [...this.dbs.deliveries.getRange(range())] as {
-        key: Buffer;
-        value: StoredDelivery;
-      }[];
+      const all = [...deliveries.getRange(range)] as { key: Buffer; value: StoredDelivery }[];
       const oldest = all
         .sort((a, b) => Number(a.value.at) - Number(b.value.at))
         .slice(0, Math.max(0, all.length - keep));
       for (const { key, value } of oldest) {
-        void this.dbs.due.remove(dueKey(value.due, key));
-        void this.dbs.deliveries.remove(key);
+        void due.remove(dueKey(value.due, key));
+        void deliveries.remove(key);
       }
       return oldest.length;
     });
   }
 
   async size(tenant?: string): Promise<number> {
-    if (tenant === undefined) return this.dbs.deliveries.getCount();
-    const prefix = tenantPrefix(tenant);
-    return this.dbs.deliveries.getCount({ start: prefix, end: Buffer.concat([prefix, END]) });
+    const { deliveries } = this.dbs;
+    return tenant === undefined
+      ? deliveries.getCount()
+      : deliveries.getCount(within(tenantPrefix(tenant)));
   }
 
   async close(): Promise<void> {}
