@@ -17,10 +17,10 @@ import { dirname } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
 
-// LMDB memory-maps its data file and its lock file: a page of the map that the file does not
-// hold (a file cut short) or that the disk has no room for (a lock file made on a full disk)
-// ends the process with SIGBUS, before any error can be answered. What is checked here, before
-// LMDB opens anything, is what would otherwise end in that signal or in a hang.
+// LMDB memory-maps its data file and its lock file: a page of the map that the file does not hold
+// (cut short) or the disk has no room for ends the process with SIGBUS, before any error can be
+// answered. What is checked here, before LMDB opens anything, would otherwise end in a signal or
+// a hang (docs/storage.md, "Open-time checks").
 
 // An LMDB file begins with two meta pages, each holding, after a page header of 24 bytes in the
 // LMDB that lmdb-js 3 ships (its mdb.c, MDB_meta): the magic, the version, the fixed-map address,
@@ -35,8 +35,6 @@ const TXN_ID = 152;
 const META_BYTES = TXN_ID + 8;
 // An empty tree's root (P_INVALID).
 const NO_ROOT = 0xffff_ffff_ffff_ffffn;
-// A meta page read while another process writes it could be torn: read again before refusing.
-const READS = 3;
 // LMDB reports a short write as EIO: on a file system with less free than this, that is no room.
 const LOW_SPACE_BYTES = 256 * 1024;
 
@@ -65,11 +63,13 @@ export function lowOnSpace(dataDir: string): boolean {
   }
 }
 
-/** The problem of the file's first two pages as read now, or undefined when LMDB may map it. */
-function problemOf(fd: number): string | undefined {
+/** The damage of the file's first two pages as read now (none: LMDB may map it); throws if foreign. */
+function problemOf(path: string, fd: number): string | undefined {
   const first = Buffer.alloc(META_BYTES);
-  if (readSync(fd, first, 0, META_BYTES, 0) < MAGIC + 4) return 'no LMDB header';
-  if (first.readUInt32LE(MAGIC) !== MDB_MAGIC) return 'foreign';
+  const read = readSync(fd, first, 0, META_BYTES, 0);
+  if (read < MAGIC + 4 || first.readUInt32LE(MAGIC) !== MDB_MAGIC) {
+    throw refused(path, 'is not an LMDB environment (a foreign or damaged file); move it away');
+  }
   const pageSize = first.readUInt32LE(PAGE_SIZE);
   if (pageSize < 512 || pageSize > 65536 || (pageSize & (pageSize - 1)) !== 0) {
     return `a page size of ${pageSize} bytes`;
@@ -98,12 +98,8 @@ function problemOf(fd: number): string | undefined {
 }
 
 /**
- * Checks `path` (plants.mdb or limits.mdb) before LMDB opens it, and resolves the path to open:
- * absent (LMDB makes it) unless the file system has no room for it and its lock; else a regular
- * file (a directory, FIFO or device is refused: a FIFO would hang the open), followed through a
- * link so that its lock file (`<file>-lock`) is made beside the file itself, where every process
- * opening it through any link finds the same one; a non-empty file must be an LMDB file whose
- * latest pages it holds whole.
+ * Checks `path` (plants.mdb or limits.mdb) before LMDB opens it; resolves the path to open,
+ * followed through a link so that every process, through any link, finds one lock file beside it.
  */
 export function checkDataFile(path: string): string {
   let stats: Stats | undefined;
@@ -122,8 +118,7 @@ export function checkDataFile(path: string): string {
     throw refused(path, `is ${kindOf(stats)}, not a file LMDB can open; move it away`);
   }
   const file = stats === undefined ? path : realpathSync(path);
-  // LMDB maps its lock file too: one that is a directory or a FIFO ended the process (SIGSEGV),
-  // and a link would be followed. The lock holds no data: LMDB makes it again.
+  // A lock file that is a directory or a FIFO ended the process (SIGSEGV); a link would be followed.
   const lockPath = `${file}-lock`;
   const lock = lstatSync(lockPath, { throwIfNoEntry: false });
   const lockProblem =
@@ -132,8 +127,8 @@ export function checkDataFile(path: string): string {
       : `is ${lock.isSymbolicLink() ? 'a symbolic link' : kindOf(lock)}, not a file LMDB can lock with; move it away (it holds no data: LMDB makes it again)`;
   if (lockProblem !== undefined) throw refused(lockPath, lockProblem, undefined, 'lock file');
   if (stats !== undefined && stats.size === 0 && path.endsWith(DATA_FILE)) {
-    // A restore or copy that did not finish (a full disk), not a new store: LMDB writes a new
-    // file's first pages as it opens it, under its lock, so one empty for a moment is refused.
+    // A copy that did not finish, not a new store: LMDB writes a new file's first pages as it
+    // opens it, under its lock, so one empty for a moment is refused.
     const wait = new Int32Array(new SharedArrayBuffer(4));
     for (let tries = 0; statSync(file).size === 0; tries++) {
       if (tries === 10) {
@@ -145,7 +140,27 @@ export function checkDataFile(path: string): string {
       Atomics.wait(wait, 0, 0, 20);
     }
   }
-  if (stats !== undefined && stats.size > 0) checkPages(path, file);
+  if (stats !== undefined && stats.size > 0) {
+    let fd: number;
+    try {
+      fd = openSync(file, 'r');
+    } catch (error) {
+      throw refused(path, `cannot be read: ${(error as NodeJS.ErrnoException).code}`, error);
+    }
+    try {
+      // A meta page read while another process writes it could be torn: read again before refusing.
+      let problem = problemOf(path, fd);
+      for (let read = 1; read < 3 && problem !== undefined; read++) problem = problemOf(path, fd);
+      if (problem !== undefined) {
+        throw refused(
+          path,
+          `is damaged (${problem}); move it away and restore a backup (plant-store backup) or an export`,
+        );
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
   const making = stats === undefined || stats.size === 0 || !existsSync(`${file}-lock`);
   if (making && lowOnSpace(dirname(file))) {
     throw refused(
@@ -156,49 +171,19 @@ export function checkDataFile(path: string): string {
   return file;
 }
 
-function checkPages(path: string, file: string): void {
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    throw refused(path, `cannot be read: ${(error as NodeJS.ErrnoException).code}`, error);
-  }
-  try {
-    let problem: string | undefined;
-    for (let read = 0; read < READS; read++) {
-      problem = problemOf(fd);
-      if (problem === undefined || problem === 'foreign' || problem === 'no LMDB header') break;
-    }
-    if (problem === 'foreign' || problem === 'no LMDB header') {
-      throw refused(path, 'is not an LMDB environment (a foreign or damaged file); move it away');
-    }
-    if (problem !== undefined) {
-      throw refused(
-        path,
-        `is damaged (${problem}); move it away and restore a backup (plant-store backup) or an export`,
-      );
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 // LMDB's lock file (mdb.c, MDB_txninfo, Linux x86-64/arm64): the magic at 0, then on the second
 // cache line (64) the write lock, a robust pthread mutex whose first word holds its owner's thread
-// id (with two flag bits). LMDB maps the file: one it cannot read and write, or whose bytes are not
-// its own, ends the process with a signal, so it is checked first.
+// id (with two flag bits).
 const WRITE_MUTEX = 64;
 const HEADER = 128;
 const TID_BITS = 0x3fff_ffff;
 
-// LMDB holds POSIX record locks on its lock file, and closing any descriptor of that file in the
-// process releases them all (another process then took the environment as its own, and writes
-// hung): while a store of this process has it open, it is read through one descriptor, closed
-// only once the environment is.
+// Closing any descriptor of the lock file releases all of LMDB's POSIX locks on it in the process
+// (another process then took the environment, and writes hung): while it is open, it is read
+// through one descriptor, closed once the environment is.
 const held = new Map<string, { fd: number; users: number }>();
-const inode = (stats: { dev: number; ino: number }): string => `${stats.dev}:${stats.ino}`;
+const inode = (stats: Stats): string => `${stats.dev}:${stats.ino}`;
 
-/** The first bytes of the lock file `path` (whose stats are `stats`). */
 function head(path: string, stats: Stats): Buffer {
   const entry = held.get(inode(stats));
   const fd = entry?.fd ?? openSync(path, 'r');
@@ -243,12 +228,9 @@ export function lockHolder(path: string): { pid: number; command: string } | und
 }
 
 /**
- * Each second while the environment is open: LMDB's reader check, which frees the slots of
- * processes that ended without closing (a killed `export`), whose snapshots would otherwise keep
- * every page freed after them from reuse and grow the file; and the lock file, which must stay the
- * one LMDB mapped: deleted, replaced or cut short, the next access would end the process with a
- * signal or let another process lock apart from this one, so `lost` is told why instead. The
- * undoing must come after the environment is closed.
+ * Each second while the environment is open: LMDB's reader check (frees the slots of processes
+ * that ended without closing, whose snapshots keep freed pages from reuse), and the lock file,
+ * which must stay the one LMDB mapped, else `lost` is told why. Undo after closing the environment.
  */
 export function watchLockFile(root: RootDatabase, path: string, lost: (problem: string) => void) {
   const opened = statSync(path);

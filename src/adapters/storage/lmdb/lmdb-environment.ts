@@ -20,6 +20,8 @@ export const TAG_INDEX_FROM = 'tagIndexFrom';
 // file that already exists keeps the modes it has (the operator's choice).
 const DIRECTORY_MODE = 0o700;
 const OPTIONS = {
+  // With event-turn batching, a commit failing for want of room rejected a promise of lmdb-js's
+  // own that nothing handled, and the process ended.
   eventTurnBatching: false,
   // Every process on the directory holds a slot of the readers' table (the lock file) while it is
   // open: LMDB's 126 refused the 127th process; 1024 make a lock file of 64 KiB.
@@ -30,18 +32,8 @@ const OPTIONS = {
 };
 const DATABASES = ['plants', 'tenants', 'tokens', 'webhooks', 'webhookIndex', 'deliveries', 'due'];
 
-/** Every database of the environment, by name (openEnvironment). */
+/** Every database of the environment, by name, and its lock file (openEnvironment). */
 export type LmdbDatabases = ReturnType<typeof openEnvironment>;
-
-/** Makes the directory or says in one line why it cannot be. */
-function makeDataDir(dataDir: string): void {
-  try {
-    makeDirectories(dataDir);
-    if (!statSync(dataDir).isDirectory()) throw new Error('not a directory');
-  } catch (error) {
-    throw openError(dataDir, `cannot be made or opened: ${reason(error)}`, error, 'data directory');
-  }
-}
 
 // `mkdir -p`, each level tried once: Node's recursive mkdir retries for ever where a parent exists
 // and mkdir under it still answers ENOENT (under /proc/<pid>/), so a command would hang.
@@ -73,7 +65,12 @@ function openFile(dataDir: string, name: string, options: RootDatabaseOptions) {
  * environment, an environment another program wrote, and one of another format.
  */
 export function openEnvironment(dataDir: string, options: { noSync?: boolean } = {}) {
-  makeDataDir(dataDir);
+  try {
+    makeDirectories(dataDir);
+    if (!statSync(dataDir).isDirectory()) throw new Error('not a directory');
+  } catch (error) {
+    throw openError(dataDir, `cannot be made or opened: ${reason(error)}`, error, 'data directory');
+  }
   const { path, file, root } = openFile(dataDir, DATA_FILE, {
     maxDbs: DATABASES.length + 2,
     // lmdb-js's overlapping sync lost acknowledged commits of a process while other processes
@@ -116,8 +113,6 @@ export function openEnvironment(dataDir: string, options: { noSync?: boolean } =
 
 /** The limits' environment (limits.mdb): a file of its own, never flushed. */
 export const openLimitsEnvironment = (dataDir: string): RootDatabase =>
-  // Without event-turn batching, as the plants': with it, a commit failing for want of room
-  // rejected a promise of lmdb-js's own that nothing handled, and the process ended.
   openFile(dataDir, 'limits.mdb', { noSync: true }).root;
 
 const foreign = (path: string): StorageOpenError =>

@@ -3,42 +3,29 @@ import type { TokenStore } from '../../../ports/token-store.js';
 import type { LmdbDatabases } from './lmdb-environment.js';
 import type { LmdbWriter } from './lmdb-writer.js';
 
+const TIMES = ['createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt'] as const;
 /** A token as stored: its times in epoch ms. */
-interface TokenRecord {
-  name: string;
-  tenant: string;
-  scopes: string[];
-  digest: string;
-  createdAt: number;
-  expiresAt?: number;
-  revokedAt?: number;
-  lastUsedAt?: number;
-}
+type TokenRecord = Omit<ManagedToken, 'id' | (typeof TIMES)[number]> &
+  Partial<Record<(typeof TIMES)[number], number>>;
 
 const text = (value: string): string => {
   if (typeof value !== 'string') throw new TypeError('token ids and tenants must be strings');
   return value;
 };
 
-function toRecord(token: ManagedToken): TokenRecord {
-  return {
-    ...{ name: token.name, tenant: token.tenant, scopes: [...token.scopes] },
-    ...{ digest: token.digest, createdAt: token.createdAt.getTime() },
-    ...(token.expiresAt && { expiresAt: token.expiresAt.getTime() }),
-    ...(token.revokedAt && { revokedAt: token.revokedAt.getTime() }),
-    ...(token.lastUsedAt && { lastUsedAt: token.lastUsedAt.getTime() }),
-  };
+function toRecord({ name, tenant, scopes, digest, ...token }: ManagedToken): TokenRecord {
+  const record: Record<string, unknown> = { name, tenant, scopes: [...scopes], digest };
+  for (const time of TIMES) if (token[time]) record[time] = token[time].getTime();
+  return record as TokenRecord;
 }
 
-function toToken(id: string, record: TokenRecord): ManagedToken {
-  const { name, tenant, digest, createdAt, expiresAt, revokedAt, lastUsedAt } = record;
-  return {
-    ...{ id, name, tenant, scopes: record.scopes as ManagedToken['scopes'], digest },
-    createdAt: new Date(createdAt),
-    ...(expiresAt !== undefined && { expiresAt: new Date(expiresAt) }),
-    ...(revokedAt !== undefined && { revokedAt: new Date(revokedAt) }),
-    ...(lastUsedAt !== undefined && { lastUsedAt: new Date(lastUsedAt) }),
-  };
+function toToken(
+  id: string,
+  { name, tenant, scopes, digest, ...times }: TokenRecord,
+): ManagedToken {
+  const token: Record<string, unknown> = { id, name, tenant, scopes, digest };
+  for (const time of TIMES) if (times[time] !== undefined) token[time] = new Date(times[time]);
+  return token as unknown as ManagedToken;
 }
 
 /** Managed tokens in the environment, by id: a revocation by the CLI is read by every process. */

@@ -269,11 +269,15 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
-    const range = within(tenantPrefix(tenant));
+    const prefix = tenantPrefix(tenant);
     const { deliveries, due } = this.dbs;
-    if (deliveries.getCount(range) <= keep) return 0;
+    // Fresh options each time: lmdb-js keeps state in the ones it is given.
+    if (deliveries.getCount(within(prefix)) <= keep) return 0;
     return this.writer.write(() => {
-      const all = [...deliveries.getRange(range)] as { key: Buffer; value: StoredDelivery }[];
+      const all = [...deliveries.getRange(within(prefix))] as {
+        key: Buffer;
+        value: StoredDelivery;
+      }[];
       const oldest = all
         .sort((a, b) => Number(a.value.at) - Number(b.value.at))
         .slice(0, Math.max(0, all.length - keep));
