@@ -80,8 +80,12 @@ export function openEnvironment(dataDir: string, options: { noSync?: boolean } =
     ...(options.noSync && { noSync: true }),
   });
   try {
-    // Before any database is made, so that another program's environment is left as it was.
-    const names = checkNames(root, path);
+    // The root database names the named databases: any other key is another program's data,
+    // checked before any database is made, so that it is left as it was. Every store makes
+    // `meta` first: without it, opening `meta` would write into another's file.
+    const names = [...root.getKeys({ limit: 64 })];
+    const known = (key: unknown) => typeof key === 'string' && ['meta', ...DATABASES].includes(key);
+    if (!names.every(known) || (names.length > 0 && !names.includes('meta'))) throw foreign(path);
     const meta = root.openDB<unknown, string>({ name: 'meta', keyEncoding: 'ordered-binary' });
     checkFormat(meta, path, names);
     const binary = <V>(name: string) => root.openDB<V, Buffer>({ name, keyEncoding: 'binary' });
@@ -118,21 +122,9 @@ export const openLimitsEnvironment = (dataDir: string): RootDatabase =>
 const foreign = (path: string): StorageOpenError =>
   openError(path, 'holds an LMDB environment that plant-store did not write; move it away');
 
-/** The root database names the named databases: any other key is another program's data. */
-function checkNames(root: RootDatabase, path: string): unknown[] {
-  const names = [...root.getKeys({ limit: 64 })];
-  for (const key of names) {
-    if (typeof key !== 'string' || !['meta', ...DATABASES].includes(key)) throw foreign(path);
-  }
-  // Every store makes `meta` first: without it, opening `meta` would write into another's file.
-  if (names.length > 0 && !names.includes('meta')) throw foreign(path);
-  return names;
-}
-
 /**
  * Marks a new environment with FORMAT; refuses one marked with another, and one without the mark
- * that holds a database (every store since the first marks itself as it opens; another process
- * may be opening this one between making `meta` and marking it). Upgrades format 1 (see FORMAT).
+ * that holds a database (another process may be between making `meta` and marking it).
  */
 function checkFormat(meta: Database<unknown, string>, path: string, names: unknown[]): void {
   const found = meta.get('format') as { store?: unknown; format?: unknown } | undefined;

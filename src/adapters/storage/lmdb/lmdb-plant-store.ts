@@ -24,9 +24,6 @@ import { refusesWrites, type LmdbWriter } from './lmdb-writer.js';
 /** A plant's value: its name, and its tag when it has one. */
 export type PlantValue = [string] | [string, string];
 
-const toValue = (plant: StoredPlant): PlantValue =>
-  plant.tag === undefined ? [plant.name] : [plant.name, plant.tag];
-
 function toPlant(id: PlantId, [name, tag]: PlantValue): StoredPlant {
   return tag === undefined ? { id, name: String(name) } : { id, name: String(name), tag };
 }
@@ -54,17 +51,12 @@ function readPage(
   after: PlantId | undefined,
   limit: number,
   tags?: readonly string[],
-  transaction?: Transaction,
+  within: { transaction?: Transaction } = {},
 ): StoredPlant[] {
   if (!(limit >= 1)) return [];
   const read = (keys: Buffer, toValue: (value: unknown) => PlantValue): StoredPlant[] => {
     const start = after === undefined ? keys : justAbove(plantKey(keys, after));
-    const range = plants.getRange({
-      start,
-      end: prefixEnd(keys),
-      limit,
-      ...(transaction && { transaction }),
-    });
+    const range = plants.getRange({ start, end: prefixEnd(keys), limit, ...within });
     return Array.from(range, ({ key, value }) => toPlant(idOf(key), toValue(value)));
   };
   if (tags === undefined) return read(prefix, (value) => value as PlantValue);
@@ -77,28 +69,21 @@ function readTenants(
   dbs: LmdbDatabases,
   after: string | undefined,
   limit: number,
-  transaction?: Transaction,
+  within: { transaction?: Transaction } = {},
 ): string[] {
   if (!(limit >= 1)) return [];
   const start = after === undefined ? undefined : justAbove(tenantKey(after));
-  const keys = dbs.tenants.getKeys({
-    ...(start && { start }),
-    limit,
-    ...(transaction && { transaction }),
-  });
+  const keys = dbs.tenants.getKeys({ ...(start && { start }), limit, ...within });
   return Array.from(keys, (key) => key.toString('utf8'));
 }
 
 /**
- * Plants in the LMDB environment, one entry per plant keyed by tenant and ordered id, so that a
- * page is one seek and `limit` steps whatever the tenant holds; after them, the tag index, an
- * entry per tagged plant keyed by tenant, tag and ordered id, so that a filtered page costs the
- * same; beside them, each tenant's count: the quota without counting, and the tenants' list
- * without reading plants. A plant, its index entry and its count change in one write transaction,
- * shared with every process on the directory, so that what it checks holds when it commits.
- * lmdb-js keeps one read transaction until a `setTimeout(0)` after its first read, so a request
- * arriving within that millisecond would read the snapshot of an earlier one and miss a write
- * another process acknowledged meanwhile: each read first takes the latest (`resetReadTxn`).
+ * Plants keyed by tenant and ordered id, then the tag index keyed by tenant, tag and ordered id (a
+ * page, filtered or not, is one seek and `limit` steps), and each tenant's count (the quota and
+ * the tenants' list without counting). A plant, its index entry and its count change in one write
+ * transaction, which every process on the directory shares. lmdb-js keeps a read transaction until
+ * a `setTimeout(0)` after its first read, which would miss a write another process acknowledged
+ * meanwhile: each read first takes the latest (`resetReadTxn`).
  */
 export class LmdbPlantStore implements PlantStore {
   constructor(
@@ -218,33 +203,27 @@ export class LmdbPlantStore implements PlantStore {
     if (held !== undefined && held !== plant.tag) {
       void plants.remove(tagEntry(prefix, plant.id, held));
     }
-    void plants.put(key, toValue(plant));
+    void plants.put(key, plant.tag === undefined ? [plant.name] : [plant.name, plant.tag]);
     if (entry !== undefined) void plants.put(entry, plant.name);
   }
 }
 
 /**
- * The plants at one instant: every page is read in one LMDB read transaction, held (across the
- * export's awaits and event-loop turns) until released. Writers go on meanwhile, in this process
- * and others; the pages the transaction sees are kept from reuse until then, so the file may grow
- * during a long export and its free pages return afterwards.
+ * The plants at one instant: every page is read in one LMDB read transaction, held until released
+ * while writers go on; the pages it sees are kept from reuse until then (the file may grow).
  */
 export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
   const transaction = dbs.root.useReadTransaction();
   let released = false;
-  // After release the transaction may be the process's current one again: no read of another instant.
-  const check = (): void => {
+  const read = async <T>(page: () => T): Promise<T> => {
+    // After release the transaction may be the process's current one again: no other instant.
     if (released) throw new Error('the snapshot was released');
+    return page();
   };
   return {
-    list: async (tenant, after, limit, tags) => {
-      check();
-      return readPage(dbs.plants, tenantPrefix(tenant), after, limit, tags, transaction);
-    },
-    tenants: async (after, limit) => {
-      check();
-      return readTenants(dbs, after, limit, transaction);
-    },
+    list: (tenant, after, limit, tags) =>
+      read(() => readPage(dbs.plants, tenantPrefix(tenant), after, limit, tags, { transaction })),
+    tenants: (after, limit) => read(() => readTenants(dbs, after, limit, { transaction })),
     release: () => {
       if (released) return;
       released = true;
@@ -261,13 +240,10 @@ const describe = (key: string): string => {
 };
 
 /**
- * Builds the tag index of the plants a version without it stored (format 1), when `meta` holds
- * TAG_INDEX_FROM: in write transactions of `batch` plants (10,000 by default: some milliseconds
- * of the write lock each), each adding the entries its tagged plants lack and moving
- * TAG_INDEX_FROM past them, removed with the last. Resumable (an abort or a crash leaves the mark
- * where the last commit put it), shared (processes opening together take turns at the batches)
- * and idempotent (writes since the upgrade index their plants themselves). Costs one read of
- * `meta` once built. Rejects with the signal's reason when it is aborted.
+ * Builds the tag index of format 1's plants while `meta` holds TAG_INDEX_FROM, in write
+ * transactions of `batch` plants (10,000: some milliseconds of the write lock each), each moving
+ * TAG_INDEX_FROM past them. Resumable, shared by processes opening together, idempotent (writes
+ * since the upgrade index their plants). Rejects with the signal's reason when it is aborted.
  */
 export async function buildTagIndex(
   dbs: LmdbDatabases,

@@ -29,6 +29,7 @@ const END = Buffer.from([0xff]);
 // keys of earlier versions, moved by the next claim.
 const BY_TENANT = Buffer.from([1]);
 
+/** A delivery's key, or a subscription's in the tenant's index: the tenant's prefix, the key. */
 const deliveryKey = (prefix: Buffer, key: string): Buffer =>
   Buffer.concat([prefix, Buffer.from(key, 'utf8')]);
 
@@ -41,13 +42,8 @@ function time(due: number): Buffer {
 }
 
 function dueKey(due: number, delivery: Buffer): Buffer {
-  const length = prefixLength(delivery);
-  return Buffer.concat([
-    BY_TENANT,
-    delivery.subarray(0, length),
-    time(due),
-    delivery.subarray(length),
-  ]);
+  const at = prefixLength(delivery);
+  return Buffer.concat([BY_TENANT, delivery.subarray(0, at), time(due), delivery.subarray(at)]);
 }
 
 /** The delivery's key (tenant prefix and key) in a due index key, and the tenant's and key's text. */
@@ -64,9 +60,6 @@ const text = (value: string): string => {
   if (typeof value !== 'string') throw new TypeError('ids and tenants must be strings');
   return value;
 };
-
-const indexKey = (tenant: string, id: string): Buffer =>
-  Buffer.concat([tenantPrefix(tenant), Buffer.from(id, 'utf8')]);
 
 /** A tenant's keys (of its `prefix`) in the webhook databases. */
 const within = (prefix: Buffer) => ({ start: prefix, end: Buffer.concat([prefix, END]) });
@@ -93,7 +86,7 @@ export class LmdbWebhookSubscriptions implements WebhookSubscriptions {
   add(subscription: WebhookSubscription): Promise<boolean> {
     const record = toRecord(subscription);
     const id = text(subscription.id);
-    const index = indexKey(subscription.tenant, id);
+    const index = deliveryKey(tenantPrefix(subscription.tenant), id);
     return this.writer.write(() => {
       if (this.dbs.webhooks.doesExist(id)) return false;
       void this.dbs.webhooks.put(id, record);
@@ -132,7 +125,7 @@ export class LmdbWebhookSubscriptions implements WebhookSubscriptions {
       const record = this.dbs.webhooks.get(text(id)) as SubscriptionRecord | undefined;
       if (record === undefined) return false;
       void this.dbs.webhooks.remove(id);
-      void this.dbs.webhookIndex.remove(indexKey(String(record.tenant), id));
+      void this.dbs.webhookIndex.remove(deliveryKey(tenantPrefix(String(record.tenant)), id));
       return true;
     });
   }
@@ -144,14 +137,10 @@ export class LmdbWebhookSubscriptions implements WebhookSubscriptions {
  * Records a plant's event for the tenant's enabled subscribers to it; runs inside the plant's
  * write transaction, so that a plant and its deliveries are committed together or not at all.
  */
-export function recordEvent(
-  dbs: LmdbDatabases,
-  prefix: Buffer,
-  event: PlantEvent,
-  eventId?: string,
-  now?: number,
-): void {
+export function recordEvent(dbs: LmdbDatabases, prefix: Buffer, event: PlantEvent): void {
   let body: string | undefined;
+  let eventId: string | undefined;
+  let now: number | undefined;
   for (const subscription of subscriptionsOf(dbs, prefix)) {
     if (!subscription.enabled || !subscription.events.includes(event.type)) continue;
     // Made once a subscription wants the event: most creates have none to record.
