@@ -16,11 +16,9 @@ type IntegrityReport = Awaited<ReturnType<NonNullable<Storage['check']>>>;
 const MOST = 20;
 
 /**
- * Reads every entry of every database in one read transaction: LMDB checks each page it reads
- * (a page of the wrong kind or out of the file is an error, not data), each tenant's plants are
- * counted against the count its writes keep, and (once built) the tag index against the plants:
- * each entry names a plant holding its tag and name, and there are as many as tagged plants.
- * O(store): for `check`, `export` and `backup`.
+ * Reads every entry of every database in one read transaction (LMDB checks each page it reads),
+ * each tenant's plants against its count, and (once built) the tag index against the plants.
+ * O(store): for `check`, `export` and `backup` (docs/storage.md).
  */
 export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
   const problems: string[] = [];
@@ -109,15 +107,11 @@ export function checkInChild(dataDir: string): Promise<IntegrityReport> {
   child.on('message', (message) => (report = message as IntegrityReport));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (report !== undefined) resolve(report);
-      else if (signal === null) reject(new Error(said));
-      else
-        resolve({
-          plants: 0,
-          tenants: 0,
-          problems: [`a page fails LMDB's checks (its reader ended by ${signal}: ${said})`],
-        });
+    child.on('close', (_code, signal) => {
+      if (report !== undefined) return resolve(report);
+      if (signal === null) return reject(new Error(said));
+      const problems = [`a page fails LMDB's checks (its reader ended by ${signal}: ${said})`];
+      resolve({ plants: 0, tenants: 0, problems });
     });
   });
 }

@@ -52,11 +52,9 @@ export class LmdbTokenStore implements TokenStore {
 
   /** Tokens are few (an operator issues them): a read of them all, sorted. */
   async list(tenant?: string): Promise<TokenSummary[]> {
-    const found: ManagedToken[] = [];
-    for (const { key, value } of this.dbs.tokens.getRange()) {
-      const record = value as TokenRecord;
-      if (tenant === undefined || record.tenant === tenant) found.push(toToken(key, record));
-    }
+    const found = Array.from(this.dbs.tokens.getRange(), ({ key, value }) =>
+      toToken(key, value as TokenRecord),
+    ).filter((token) => tenant === undefined || token.tenant === tenant);
     found.sort(
       (a, b) =>
         a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),

@@ -20,10 +20,9 @@ export const refusesWrites = (): PlantError =>
   );
 
 /**
- * Runs write transactions on the environment: each callback runs inside LMDB's one write
- * transaction of every process on it (a lock), so what it reads holds until it commits. lmdb-js
- * commits the callbacks queued meanwhile in one transaction: a callback must throw before its
- * first write, never after.
+ * Runs each callback inside LMDB's one write transaction of every process (a lock), so what it
+ * reads holds until it commits. lmdb-js commits the callbacks queued meanwhile in one
+ * transaction: a callback must throw before its first write, never after.
  */
 export class LmdbWriter {
   private pending = 0;
@@ -41,10 +40,9 @@ export class LmdbWriter {
   ) {}
 
   /**
-   * Resolves `callback`'s result once its own commit is done, which (without overlappingSync)
-   * flushes before it returns; lmdb-js's `flushed` follows the batch queued last, and its failure
-   * (ENOSPC) refused writes already durable. Past the deadline the write is still queued: it may
-   * be committed later, or not.
+   * Resolves `callback`'s result once its own commit, flushed (no overlappingSync), is done: not
+   * lmdb-js's `flushed`, which follows the batch queued last, whose failure would refuse writes
+   * already durable. Past the deadline the write is still queued: it may be committed later.
    */
   write<T>(callback: () => T): Promise<T> {
     const run = (): Promise<T> => {
@@ -102,17 +100,13 @@ export class LmdbWriter {
 
 /**
  * A failed commit rejects every write of its batch with one error whose `commitError`, a promise,
- * rejects with the cause (ENOSPC, MDB_MAP_FULL); left unhandled, that promise would end the
- * process. It is handled here, and its cause becomes the domain's error.
+ * rejects with the cause (ENOSPC): handled here (unhandled, it ends the process), as a domain error.
  */
 async function translate(error: unknown, dataDir?: string): Promise<unknown> {
   if (error instanceof PlantError) return error;
   const commitError = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
   const cause = commitError
-    ? await commitError.then(
-        () => error,
-        (found: unknown) => found,
-      )
+    ? await commitError.then(() => error).catch((found: unknown) => found)
     : error;
   const code = (cause as { code?: unknown } | undefined)?.code;
   if (typeof code === 'number' && (NO_ROOM.has(code) || READ_ONLY.has(code)))
@@ -130,10 +124,9 @@ const writers = new Set<LmdbWriter>();
 let stopping = false;
 
 /**
- * Ctrl-Z (SIGTSTP) stops a process at once by default, maybe within a commit, holding LMDB's one
- * write lock: every process on the directory then waited for as long as it stayed stopped. With
- * this listener the process holds its new writes, lets those begun settle, and only then stops
- * itself (SIGSTOP, which returns on SIGCONT); its held writes then go on.
+ * Ctrl-Z (SIGTSTP) stops a process at once, maybe holding LMDB's write lock, which every process
+ * on the directory then waited for: instead, new writes are held, those begun settle, then the
+ * process stops itself (SIGSTOP; SIGCONT resumes it and its held writes).
  */
 async function stop(): Promise<void> {
   if (stopping) return;
