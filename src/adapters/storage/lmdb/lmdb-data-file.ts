@@ -104,15 +104,13 @@ function problemOf(path: string, fd: number): string | undefined {
 export function checkDataFile(path: string): string {
   let stats: Stats | undefined;
   try {
-    stats = statSync(path);
+    stats = statSync(path, { throwIfNoEntry: false });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-      throw refused(path, `cannot be read: ${(error as NodeJS.ErrnoException).code}`, error);
-    }
-    // A link to nothing: LMDB would make the file where it points, anywhere this user may write.
-    if (lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
-      throw refused(path, 'is a symbolic link to nothing; remove it or make its target');
-    }
+    throw refused(path, `cannot be read: ${(error as NodeJS.ErrnoException).code}`, error);
+  }
+  // A link to nothing: LMDB would make the file where it points, anywhere this user may write.
+  if (stats === undefined && lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    throw refused(path, 'is a symbolic link to nothing; remove it or make its target');
   }
   if (stats !== undefined && !stats.isFile()) {
     throw refused(path, `is ${kindOf(stats)}, not a file LMDB can open; move it away`);

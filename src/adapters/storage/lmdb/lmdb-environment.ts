@@ -60,10 +60,7 @@ function openFile(dataDir: string, name: string, options: RootDatabaseOptions) {
   }
 }
 
-/**
- * Opens (creating when absent) the environment of `dataDir`, refusing a file that is not an LMDB
- * environment, an environment another program wrote, and one of another format.
- */
+/** Opens (making it when absent) the environment of `dataDir`, refusing another program's. */
 export function openEnvironment(dataDir: string, options: { noSync?: boolean } = {}) {
   try {
     makeDirectories(dataDir);
@@ -128,8 +125,8 @@ const foreign = (path: string): StorageOpenError =>
  */
 function checkFormat(meta: Database<unknown, string>, path: string, names: unknown[]): void {
   const found = meta.get('format') as { store?: unknown; format?: unknown } | undefined;
-  if (found === undefined && names.some((name) => name !== 'meta')) throw foreign(path);
-  if (found !== undefined && found.store !== FORMAT.store) throw foreign(path);
+  const other = names.some((name) => name !== 'meta');
+  if (found === undefined ? other : found.store !== FORMAT.store) throw foreign(path);
   if (found?.format === FORMAT.format) return;
   if (found !== undefined && found.format !== 1) {
     throw openError(
@@ -157,6 +154,12 @@ const SIGN_BIT = 2n ** 63n;
 const ID_BYTES = 8;
 // Lone surrogates would become U+FFFD in UTF-8 and so merge two tenants into one key.
 const LONE_SURROGATE = /\p{Cs}/u;
+
+/** A store's key that must be a string: a caller without types could pass anything. */
+export function text(value: string): string {
+  if (typeof value !== 'string') throw new TypeError('ids and tenants must be strings');
+  return value;
+}
 
 export function tenantKey(tenant: string): Buffer {
   // Checked at run time too: a caller without types could pass anything.

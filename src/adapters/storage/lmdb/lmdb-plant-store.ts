@@ -127,9 +127,8 @@ export class LmdbPlantStore implements PlantStore {
     limit: number,
     tags?: readonly string[],
   ): Promise<StoredPlant[]> {
-    const prefix = tenantPrefix(tenant);
     this.dbs.root.resetReadTxn();
-    return readPage(this.dbs.plants, prefix, after, limit, tags);
+    return readPage(this.dbs.plants, tenantPrefix(tenant), after, limit, tags);
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {

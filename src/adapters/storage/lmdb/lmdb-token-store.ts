@@ -1,17 +1,12 @@
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import type { LmdbDatabases } from './lmdb-environment.js';
+import { text, type LmdbDatabases } from './lmdb-environment.js';
 import type { LmdbWriter } from './lmdb-writer.js';
 
 const TIMES = ['createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt'] as const;
 /** A token as stored: its times in epoch ms. */
 type TokenRecord = Omit<ManagedToken, 'id' | (typeof TIMES)[number]> &
   Partial<Record<(typeof TIMES)[number], number>>;
-
-const text = (value: string): string => {
-  if (typeof value !== 'string') throw new TypeError('token ids and tenants must be strings');
-  return value;
-};
 
 function toRecord({ name, tenant, scopes, digest, ...token }: ManagedToken): TokenRecord {
   const record: Record<string, unknown> = { name, tenant, scopes: [...scopes], digest };

@@ -16,7 +16,7 @@ import {
   type DeliveryRecord,
   type SubscriptionRecord,
 } from '../webhook-record.js';
-import { tenantPrefix, type LmdbDatabases } from './lmdb-environment.js';
+import { tenantPrefix, text, type LmdbDatabases } from './lmdb-environment.js';
 import type { LmdbWriter } from './lmdb-writer.js';
 
 /** One delivery as stored; `due` is also in the due index's key. */
@@ -55,11 +55,6 @@ function splitDue(key: Buffer): { tenant: string; key: string; delivery: Buffer 
     delivery: Buffer.concat([key.subarray(1, end), key.subarray(end + 8)]),
   };
 }
-
-const text = (value: string): string => {
-  if (typeof value !== 'string') throw new TypeError('ids and tenants must be strings');
-  return value;
-};
 
 /** A tenant's keys (of its `prefix`) in the webhook databases. */
 const within = (prefix: Buffer) => ({ start: prefix, end: Buffer.concat([prefix, END]) });

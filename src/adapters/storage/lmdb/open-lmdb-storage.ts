@@ -12,12 +12,10 @@ import { LmdbWebhookOutbox, LmdbWebhookSubscriptions } from './lmdb-webhooks.js'
 import { LmdbWriter, stopsWithoutTheLock } from './lmdb-writer.js';
 
 /**
- * Opens the embedded store in `dataDir` (made when absent): plants, their counts, tokens, webhook
- * subscriptions and the outbox in one LMDB environment, which several processes may open at once;
- * the keyed limiters' counts in a second one, never flushed. Nothing is read at start beyond the
- * format marker, so opening costs the same whatever the store holds, except once after an
- * upgrade from format 1: the tag index is built then (buildTagIndex). Rejects with a
- * StorageOpenError naming the path when the directory or a file in it cannot be used.
+ * Opens the embedded store in `dataDir` (made when absent), which several processes may open at
+ * once: one LMDB environment, and one for the limiters' counts, never flushed. Nothing is read
+ * beyond the format marker, except once after an upgrade from format 1 (buildTagIndex). Rejects
+ * with a StorageOpenError naming the path when the directory or a file in it cannot be used.
  */
 export async function openLmdbStorage(
   config: Omit<StorageOptionsOf<'lmdb'>, 'kind'>,
