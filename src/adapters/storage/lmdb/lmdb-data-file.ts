@@ -17,10 +17,9 @@ import { dirname } from 'node:path';
 import type { RootDatabase } from 'lmdb';
 import { StorageOpenError } from '../storage-open-error.js';
 
-// LMDB memory-maps its data file and its lock file: a page of the map that the file does not hold
-// (cut short) or the disk has no room for ends the process with SIGBUS, before any error can be
-// answered. What is checked here, before LMDB opens anything, would otherwise end in a signal or
-// a hang (docs/storage.md, "Open-time checks").
+// LMDB maps its data and lock files: a page the file does not hold (cut short) or the disk has no
+// room for ends the process (SIGBUS). What would end in a signal or a hang is checked here, before
+// LMDB opens anything (docs/storage.md, "Open-time checks").
 
 // An LMDB file begins with two meta pages, each holding, after a page header of 24 bytes in the
 // LMDB that lmdb-js 3 ships (its mdb.c, MDB_meta): the magic, the version, the fixed-map address,
@@ -97,10 +96,7 @@ function problemOf(path: string, fd: number): string | undefined {
   return undefined;
 }
 
-/**
- * Checks `path` (plants.mdb or limits.mdb) before LMDB opens it; resolves the path to open,
- * followed through a link so that every process, through any link, finds one lock file beside it.
- */
+/** Checks `path` before LMDB opens it; resolves it through links: one lock file for every process. */
 export function checkDataFile(path: string): string {
   let stats: Stats | undefined;
   try {

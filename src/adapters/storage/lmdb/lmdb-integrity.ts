@@ -92,10 +92,8 @@ export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
 
 const SELF = fileURLToPath(import.meta.url);
 
-/**
- * checkIntegrity of the store in `dataDir` in a child process (this module, under the loader this
- * process runs with): on some damaged pages LMDB's assertions abort the process reading them.
- */
+// checkIntegrity in a child process (this module, under this process's loader): on some damaged
+// pages LMDB's assertions abort the process reading them.
 export function checkInChild(dataDir: string): Promise<IntegrityReport> {
   const child = fork(SELF, [dataDir], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let said = '';

@@ -40,11 +40,8 @@ const keyed = (prefix: Buffer, plant: StoredPlant) => ({
   entry: plant.tag === undefined ? undefined : tagEntry(prefix, plant.id, plant.tag),
 });
 
-/**
- * At most `limit` of a tenant's plants (`prefix`) above `after`, by ascending id: one seek and
- * `limit` steps among its plants, or with `tags` among each tag's index entries, merged. In
- * `transaction`, else in lmdb-js's current read transaction. For list and the snapshot.
- */
+// At most `limit` of a tenant's plants (`prefix`) above `after`, by id: one seek and `limit` steps
+// among its plants, or each of `tags`' index entries, merged; in `within`'s transaction, if any.
 function readPage(
   plants: Database<unknown, Buffer>,
   prefix: Buffer,
@@ -187,10 +184,7 @@ export class LmdbPlantStore implements PlantStore {
     });
   }
 
-  /**
-   * One small durable write, refused as plants are on a read-only or failing disk; and the disk's
-   * free space, since a small write may still fit in pages LMDB freed when a plant's may not.
-   */
+  // One small durable write, and the free space: a small write may fit in pages a plant's may not.
   async ping(): Promise<void> {
     await this.writer.write(() => void this.dbs.meta.put('readiness', Date.now()));
     if (this.dataDir !== undefined && lowOnSpace(this.dataDir)) throw refusesWrites();
@@ -207,10 +201,8 @@ export class LmdbPlantStore implements PlantStore {
   }
 }
 
-/**
- * The plants at one instant: every page is read in one LMDB read transaction, held until released
- * while writers go on; the pages it sees are kept from reuse until then (the file may grow).
- */
+// The plants at one instant: one read transaction until released, writers going on meanwhile;
+// the pages it sees are kept from reuse until then (the file may grow).
 export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
   const transaction = dbs.root.useReadTransaction();
   let released = false;

@@ -19,11 +19,9 @@ export const refusesWrites = (): PlantError =>
     'storage takes no writes now (out of disk, or read-only); nothing was written',
   );
 
-/**
- * Runs each callback inside LMDB's one write transaction of every process (a lock), so what it
- * reads holds until it commits. lmdb-js commits the callbacks queued meanwhile in one
- * transaction: a callback must throw before its first write, never after.
- */
+// Runs each callback in LMDB's one write transaction of every process, so what it reads holds
+// until it commits; lmdb-js commits the callbacks queued meanwhile together: a callback must throw
+// before its first write, never after.
 export class LmdbWriter {
   private pending = 0;
   private paused: Promise<void> | undefined;
@@ -70,10 +68,8 @@ export class LmdbWriter {
     });
   }
 
-  /**
-   * Holds new writes until `resume`; resolves once those begun have settled (at most the deadline:
-   * one waiting on another process's lock does not hold it).
-   */
+  // Holds new writes until `resume`, once those begun settled (at most the deadline: one waiting
+  // on another process's lock does not hold it).
   async pause(): Promise<() => void> {
     let resume!: () => void;
     this.paused = new Promise<void>((resolve) => (resume = resolve));
@@ -98,10 +94,8 @@ export class LmdbWriter {
   }
 }
 
-/**
- * A failed commit rejects every write of its batch with one error whose `commitError`, a promise,
- * rejects with the cause (ENOSPC): handled here (unhandled, it ends the process), as a domain error.
- */
+// A failed commit rejects its batch's writes with one error whose `commitError` rejects with the
+// cause (ENOSPC): handled here (unhandled, it ends the process), as a domain error.
 async function translate(error: unknown, dataDir?: string): Promise<unknown> {
   if (error instanceof PlantError) return error;
   const commitError = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
