@@ -74,12 +74,9 @@ export function checkServeAddon(workers: number): void {
   if (workers > 1 && !allowed()) throw new Error(refusal(`--workers ${workers} refused`));
 }
 
-/**
- * Before this process opens the store in `dataDir`: with the stock addon, the warning, and the
- * opening refused when another live process has it open, by the shared fcntl lock LMDB holds on
- * its lock file, as Linux lists it in /proc/locks (elsewhere, and for two processes opening at
- * the same instant, only the warning is left).
- */
+// Before opening `dataDir` on the stock addon: the warning, and a refusal while another process
+// has it open, by the fcntl lock LMDB holds on its lock file in /proc/locks (Linux; elsewhere, and
+// for two processes opening at the same instant, only the warning is left).
 export function checkStockAddon(dataDir: string, notice?: (line: string) => void): void {
   if (lmdbAddonHasOpenFix()) return;
   notice?.(STOCK_ADDON_WARNING);

@@ -7,11 +7,8 @@ import type { PlantId } from '../../../domain/plant-id.js';
 import { StorageOpenError } from '../storage-open-error.js';
 import { checkDataFile, DATA_FILE, refused as openError } from './lmdb-data-file.js';
 
-/**
- * What this code writes; an environment marked with another format is refused, but format 1 (no
- * tag index), which is upgraded: marked format 2 and TAG_INDEX_FROM at once, so that a version
- * writing no index entries refuses it from then on; openLmdbStorage then builds its index.
- */
+// What this code writes; another format is refused, but format 1 (no tag index), marked format 2
+// and TAG_INDEX_FROM at once (a version writing no index refuses it then), and indexed on opening.
 export const FORMAT = { store: 'plant-store', format: 2 } as const;
 /** In `meta` while the tag index is being built: where the build continues (a plant key, hex). */
 export const TAG_INDEX_FROM = 'tagIndexFrom';

@@ -230,12 +230,9 @@ const describe = (key: string): string => {
   return `after tenant ${JSON.stringify(tenant)} plant ${idOf(bytes)}`;
 };
 
-/**
- * Builds the tag index of format 1's plants while `meta` holds TAG_INDEX_FROM, in write
- * transactions of `batch` plants (10,000: some milliseconds of the write lock each), each moving
- * TAG_INDEX_FROM past them. Resumable, shared by processes opening together, idempotent (writes
- * since the upgrade index their plants). Rejects with the signal's reason when it is aborted.
- */
+// Builds format 1's plants' tag index while `meta` holds TAG_INDEX_FROM, in write transactions of
+// `batch` plants (10,000: some ms of the write lock), each moving TAG_INDEX_FROM past them:
+// resumable, shared by processes opening together, idempotent. Rejects with an abort's reason.
 export async function buildTagIndex(
   dbs: LmdbDatabases,
   writer: Pick<LmdbWriter, 'write'>,

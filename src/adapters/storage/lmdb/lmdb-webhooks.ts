@@ -46,16 +46,6 @@ function dueKey(due: number, delivery: Buffer): Buffer {
   return Buffer.concat([BY_TENANT, delivery.subarray(0, at), time(due), delivery.subarray(at)]);
 }
 
-/** The delivery's key (tenant prefix and key) in a due index key, and the tenant's and key's text. */
-function splitDue(key: Buffer): { tenant: string; key: string; delivery: Buffer } {
-  const end = 1 + prefixLength(key, 1);
-  return {
-    tenant: key.toString('utf8', 3, end),
-    key: key.toString('utf8', end + 8),
-    delivery: Buffer.concat([key.subarray(1, end), key.subarray(end + 8)]),
-  };
-}
-
 /** A tenant's keys (of its `prefix`) in the webhook databases. */
 const within = (prefix: Buffer) => ({ start: prefix, end: Buffer.concat([prefix, END]) });
 
@@ -68,10 +58,8 @@ function* subscriptionsOf(dbs: LmdbDatabases, prefix: Buffer): Generator<Webhook
   }
 }
 
-/**
- * Webhook subscriptions in the environment: each record by id, and an index of each tenant's, which
- * the plant store reads in its write transaction when it records an event (no copy to go stale).
- */
+// Webhook subscriptions by id, and an index of each tenant's, which the plant store reads in its
+// write transaction when it records an event (no copy to go stale).
 export class LmdbWebhookSubscriptions implements WebhookSubscriptions {
   constructor(
     private readonly dbs: LmdbDatabases,
@@ -128,10 +116,8 @@ export class LmdbWebhookSubscriptions implements WebhookSubscriptions {
   async close(): Promise<void> {}
 }
 
-/**
- * Records a plant's event for the tenant's enabled subscribers to it; runs inside the plant's
- * write transaction, so that a plant and its deliveries are committed together or not at all.
- */
+// Records a plant's event for the tenant's enabled subscribers to it, inside the plant's write
+// transaction: a plant and its deliveries are committed together or not at all.
 export function recordEvent(dbs: LmdbDatabases, prefix: Buffer, event: PlantEvent): void {
   let body: string | undefined;
   let eventId: string | undefined;
@@ -152,12 +138,9 @@ export function recordEvent(dbs: LmdbDatabases, prefix: Buffer, event: PlantEven
   }
 }
 
-/**
- * The deliveries the plant store recorded, in the environment: one entry each, and an index by
- * tenant and due time. A claim runs in the write transaction every process shares, so that of two
- * processes only one claims each delivery; it moves the delivery's due time to the lease's end,
- * so that a lost lease makes it due again.
- */
+// The deliveries the plant store recorded, and an index by tenant and due time. A claim runs in the
+// write transaction every process shares (one claims each delivery), and moves its due time to
+// the lease's end, so that a lost lease makes it due again.
 export class LmdbWebhookOutbox implements WebhookOutbox {
   constructor(
     private readonly dbs: LmdbDatabases,
@@ -200,13 +183,16 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
       this.next = next;
       const deliveries: PendingDelivery[] = [];
       for (const dueAt of picked) {
-        const { tenant, key, delivery } = splitDue(dueAt);
+        // The delivery's key (tenant prefix and key) around the due time.
+        const end = 1 + prefixLength(dueAt, 1);
+        const delivery = Buffer.concat([dueAt.subarray(1, end), dueAt.subarray(end + 8)]);
         void due.remove(dueAt);
         const stored = this.dbs.deliveries.get(delivery) as StoredDelivery | undefined;
         if (stored === undefined) continue;
         void this.dbs.deliveries.put(delivery, { ...stored, due: until });
         void due.put(dueKey(until, delivery), true);
-        const pending = toPendingDelivery(tenant, key, stored);
+        const tenant = dueAt.toString('utf8', 3, end);
+        const pending = toPendingDelivery(tenant, dueAt.toString('utf8', end + 8), stored);
         if (pending !== undefined) deliveries.push(pending);
       }
       return deliveries;
@@ -255,7 +241,7 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
   async trim(tenant: string, keep: number): Promise<number> {
     const prefix = tenantPrefix(tenant);
     const { deliveries, due } = this.dbs;
-    // Fresh options each time: lmdb-js keeps state in the ones it is given.
+    // Fresh options each time: lmdb-js's getCount marks the ones it is given.
     if (deliveries.getCount(within(prefix)) <= keep) return 0;
     return this.writer.write(() => {
       const all = [...deliveries.getRange(within(prefix))] as {
@@ -274,10 +260,7 @@ export class LmdbWebhookOutbox implements WebhookOutbox {
   }
 
   async size(tenant?: string): Promise<number> {
-    const { deliveries } = this.dbs;
-    return tenant === undefined
-      ? deliveries.getCount()
-      : deliveries.getCount(within(tenantPrefix(tenant)));
+    return this.dbs.deliveries.getCount(tenant === undefined ? {} : within(tenantPrefix(tenant)));
   }
 
   async close(): Promise<void> {}

@@ -37,11 +37,8 @@ export class LmdbWriter {
     } = {},
   ) {}
 
-  /**
-   * Resolves `callback`'s result once its own commit, flushed (no overlappingSync), is done: not
-   * lmdb-js's `flushed`, which follows the batch queued last, whose failure would refuse writes
-   * already durable. Past the deadline the write is still queued: it may be committed later.
-   */
+  // Resolves once its own commit is flushed (no overlappingSync), not at lmdb-js's `flushed`, which
+  // follows the batch queued last. Past the deadline the write is still queued: it may be done.
   write<T>(callback: () => T): Promise<T> {
     const run = (): Promise<T> => {
       this.pending++;
@@ -117,11 +114,8 @@ async function translate(error: unknown, dataDir?: string): Promise<unknown> {
 const writers = new Set<LmdbWriter>();
 let stopping = false;
 
-/**
- * Ctrl-Z (SIGTSTP) stops a process at once, maybe holding LMDB's write lock, which every process
- * on the directory then waited for: instead, new writes are held, those begun settle, then the
- * process stops itself (SIGSTOP; SIGCONT resumes it and its held writes).
- */
+// Ctrl-Z (SIGTSTP) stopped a process at once, maybe holding the write lock every process waits
+// for: instead, new writes are held, those begun settle, then it stops itself (SIGSTOP).
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;

@@ -12,10 +12,9 @@ import { LmdbWebhookOutbox, LmdbWebhookSubscriptions } from './lmdb-webhooks.js'
 import { LmdbWriter, stopsWithoutTheLock } from './lmdb-writer.js';
 
 /**
- * Opens the embedded store in `dataDir` (made when absent), which several processes may open at
- * once: one LMDB environment, and one for the limiters' counts, never flushed. Nothing is read
- * beyond the format marker, except once after an upgrade from format 1 (buildTagIndex). Rejects
- * with a StorageOpenError naming the path when the directory or a file in it cannot be used.
+ * Opens the embedded store in `dataDir` (made when absent; several processes may share it): one
+ * LMDB environment, one for the limiters' counts; reads only the format marker, but once after an
+ * upgrade from format 1 (buildTagIndex). Rejects with a StorageOpenError naming the path.
  */
 export async function openLmdbStorage(
   config: Omit<StorageOptionsOf<'lmdb'>, 'kind'>,
