@@ -198,7 +198,6 @@ const TWO_32 = 2 ** 32;
 // and readBigUInt64BE with a BigInt subtraction costs twice as much (perf: bench/README.md, LMDB).
 const SAFE_HIGH = 2 ** 21;
 
-/** The id a plant key ends with. */
 export function idOf(key: Buffer): PlantId {
   const at = key.length - ID_BYTES;
   const high = (key.readUInt32BE(at) ^ 0x80000000) | 0;
@@ -212,5 +211,4 @@ export function idOf(key: Buffer): PlantId {
 export const prefixEnd = (prefix: Buffer): Buffer =>
   Buffer.concat([prefix, Buffer.alloc(ID_BYTES + 1, 0xff)]);
 
-/** The smallest key above `key` in byte order. */
 export const justAbove = (key: Buffer): Buffer => Buffer.concat([key, Buffer.from([0])]);
