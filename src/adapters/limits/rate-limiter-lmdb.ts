@@ -12,15 +12,12 @@ const RateLimiterStoreAbstract = createRequire(import.meta.url)(
 ) as typeof StoreAbstract;
 
 /** One key's count: points used in its window, which ends at `expire` (epoch ms; 0: never). */
-interface Count {
-  points: number;
-  expire: number;
-}
+type Count = { points: number; expire: number };
 
 const live = (count: Count | undefined, now: number): count is Count =>
   count !== undefined && (count.expire === 0 || count.expire > now);
 
-/** A failed commit's cause is handled here (unhandled, it would end the process); the limiter's insurance decides. */
+/** A failed commit's cause, handled (unhandled, it would end the process); the insurance decides. */
 const handled = (error: unknown): never => {
   void (error as { commitError?: Promise<unknown> } | undefined)?.commitError?.catch(() => {});
   throw error;
@@ -84,10 +81,8 @@ export class RateLimiterLmdb extends RateLimiterStoreAbstract {
 export function sweepCounts(counts: CountsDatabase, now = Date.now()): Promise<number> {
   return counts
     .transaction(() => {
-      const ended: unknown[] = [];
-      for (const { key, value } of counts.getRange())
-        if (!live(value as Count, now)) ended.push(key);
-      for (const key of ended) void counts.remove(key as string);
+      const ended = [...counts.getRange()].filter(({ value }) => !live(value as Count, now));
+      for (const { key } of ended) void counts.remove(key as string);
       return ended.length;
     })
     .catch(handled);

@@ -5,10 +5,11 @@ import { expect } from 'chai';
 import { DATA_FILE } from '../../../src/adapters/storage/lmdb/lmdb-data-file.js';
 import {
   openEnvironment,
+  plantKey,
   TAG_INDEX_FROM,
+  tenantPrefix,
 } from '../../../src/adapters/storage/lmdb/lmdb-environment.js';
 import { checkIntegrity } from '../../../src/adapters/storage/lmdb/lmdb-integrity.js';
-import { plantKey, tenantPrefix } from '../../../src/adapters/storage/lmdb/lmdb-keys.js';
 import {
   buildTagIndex,
   LmdbPlantStore,

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DATA_FILE } from './lmdb-data-file.js';
 
 // scripts/build-lmdb.mjs builds lmdb's addon with LMDB's fixes into ADDON_DIR (its prebuilds/
 // directory) and marks it (FIX_MARKER); the script names both the same.
@@ -12,9 +13,8 @@ export const STOCK_ADDON_SETTING = 'PLANT_STORE_LMDB_STOCK_ADDON';
 
 // lmdb's loader (node-gyp-build-optional-packages) looks for the addon in $LMDB_PREBUILD instead of
 // lmdb's own directory, then in lmdb's platform package. Set before lmdb loads: lmdb-environment.ts,
-// the one module that imports lmdb, imports this one first.
-// Only when the build is there (pnpm would not find the platform package from ADDON_DIR); an
-// operator's own LMDB_PREBUILD wins.
+// the one module that imports lmdb, imports this one first. Only when the build is there (pnpm
+// would not find the platform package from ADDON_DIR); an operator's own LMDB_PREBUILD wins.
 if (existsSync(ADDON_DIR)) process.env.LMDB_PREBUILD ??= ADDON_DIR;
 
 const lmdbDir = (): string => dirname(dirname(createRequire(import.meta.url).resolve('lmdb')));
@@ -54,7 +54,7 @@ export function lmdbAddonHasOpenFix(): boolean {
   }
 }
 
-export const STOCK_ADDON_WARNING =
+const STOCK_ADDON_WARNING =
   "lmdb's addon is the stock build, without LMDB's fix ITS#9496: a process opening this data " +
   "directory while another writes can make that writer's next commit overwrite its last one (an " +
   'acknowledged write lost). One process alone is safe; several are refused unless ' +
@@ -74,30 +74,20 @@ export function checkServeAddon(workers: number): void {
   if (workers > 1 && !allowed()) throw new Error(refusal(`--workers ${workers} refused`));
 }
 
-/**
- * Before this process opens the store in `dataDir`: with the stock addon, the warning, and the opening refused
- * (why, in one line) when another live process has the file open. LMDB holds a shared fcntl lock
- * on its lock file while an environment is open; Linux lists those in /proc/locks (elsewhere, and
- * for two processes opening at the same instant, only the warning is left).
- */
+// Before opening `dataDir` on the stock addon: the warning, and a refusal while another process
+// has it open, by the fcntl lock LMDB holds on its lock file in /proc/locks (Linux; elsewhere, and
+// for two processes opening at the same instant, only the warning is left).
 export function checkStockAddon(dataDir: string, notice?: (line: string) => void): void {
   if (lmdbAddonHasOpenFix()) return;
   notice?.(STOCK_ADDON_WARNING);
   if (allowed()) return;
-  // lmdb-environment.ts's DATA_FILE, not imported: that module loads lmdb.
-  const dataFile = join(dataDir, 'plants.mdb');
-  const holder = lockHolder(`${dataFile}-lock`);
-  if (holder !== undefined) throw new Error(refusal(`${dataFile} is open in process ${holder}`));
-}
-
-/** Another process holding a POSIX lock on `file` (by /proc/locks), if any. */
-function lockHolder(file: string): number | undefined {
+  const dataFile = join(dataDir, DATA_FILE);
   let stats, locks;
   try {
-    stats = statSync(file);
+    stats = statSync(`${dataFile}-lock`);
     locks = readFileSync('/proc/locks', 'utf8');
   } catch {
-    return undefined;
+    return;
   }
   const hex = (n: number) => n.toString(16).padStart(2, '0');
   // The kernel's device encoding, as /proc/locks prints it: major:minor:inode.
@@ -106,7 +96,8 @@ function lockHolder(file: string): number | undefined {
   const id = `${hex(major)}:${hex(minor)}:${stats.ino}`;
   for (const line of locks.split('\n')) {
     const [, , , , pid, where] = line.split(/\s+/);
-    if (where === id && Number(pid) !== process.pid) return Number(pid);
+    if (where === id && Number(pid) !== process.pid) {
+      throw new Error(refusal(`${dataFile} is open in process ${pid}`));
+    }
   }
-  return undefined;
 }

@@ -1,33 +1,32 @@
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { openEnvironment, TAG_INDEX_FROM, type LmdbDatabases } from './lmdb-environment.js';
-import { TAG_INDEX } from './lmdb-keys.js';
+import type { Storage } from '../../../ports/storage.js';
+import {
+  openEnvironment,
+  TAG_INDEX,
+  TAG_INDEX_FROM,
+  type LmdbDatabases,
+} from './lmdb-environment.js';
 import type { PlantValue } from './lmdb-plant-store.js';
 
-/** What a walk of the whole store found. */
-export interface IntegrityReport {
-  readonly plants: number;
-  readonly tenants: number;
-  /** One line each; empty when the store is whole. */
-  readonly problems: string[];
-}
+/** What a walk of the whole store found: `problems`, one line each, is empty when it is whole. */
+type IntegrityReport = Awaited<ReturnType<NonNullable<Storage['check']>>>;
 
 // A store damaged all over would name every tenant: the first few say enough.
 const MOST = 20;
 
 /**
- * Reads every entry of every database in one read transaction: LMDB checks each page it reads
- * (a page of the wrong kind or out of the file is an error, not data), each tenant's plants are
- * counted against the count its writes keep, and (once built) the tag index against the plants:
- * each entry names a plant holding its tag and name, and there are as many as tagged plants.
- * O(store): for `check`, `export` and `backup`.
+ * Reads every entry of every database in one read transaction (LMDB checks each page it reads),
+ * each tenant's plants against its count, and (once built) the tag index against the plants.
+ * O(store): for `check`, `export` and `backup` (docs/storage.md).
  */
 export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
   const problems: string[] = [];
   const transaction = dbs.root.useReadTransaction();
   const held = new Map<string, number>();
+  const hex = (key: Buffer): string => key.toString('hex').slice(0, 40);
   const malformed = (what: string, key: Buffer): number =>
-    problems.push(`a ${what} entry is malformed (key ${key.toString('hex').slice(0, 40)})`);
+    problems.push(`a ${what} entry is malformed (key ${hex(key)})`);
   let plants = 0;
   let tagged = 0;
   try {
@@ -57,7 +56,7 @@ export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
       const [name, tag] = (dbs.plants.get(plant, { transaction }) ?? []) as PlantValue | [];
       if (tag !== key.toString('utf8', tagAt + 2, tagAt + 2 + tagLength) || name !== value) {
         problems.push(
-          `a tag index entry names no plant holding its tag and name (key ${key.toString('hex').slice(0, 40)})`,
+          `a tag index entry names no plant holding its tag and name (key ${hex(key)})`,
         );
       }
     }
@@ -93,10 +92,8 @@ export function checkIntegrity(dbs: LmdbDatabases): IntegrityReport {
 
 const SELF = fileURLToPath(import.meta.url);
 
-/**
- * checkIntegrity of the store in `dataDir` in a child process (this module, under the loader this
- * process runs with): on some damaged pages LMDB's assertions abort the process reading them.
- */
+// checkIntegrity in a child process (this module, under this process's loader): on some damaged
+// pages LMDB's assertions abort the process reading them.
 export function checkInChild(dataDir: string): Promise<IntegrityReport> {
   const child = fork(SELF, [dataDir], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let said = '';
@@ -108,15 +105,11 @@ export function checkInChild(dataDir: string): Promise<IntegrityReport> {
   child.on('message', (message) => (report = message as IntegrityReport));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (report !== undefined) resolve(report);
-      else if (signal === null) reject(new Error(said));
-      else
-        resolve({
-          plants: 0,
-          tenants: 0,
-          problems: [`a page fails LMDB's checks (its reader ended by ${signal}: ${said})`],
-        });
+    child.on('close', (_code, signal) => {
+      if (report !== undefined) return resolve(report);
+      if (signal === null) return reject(new Error(said));
+      const problems = [`a page fails LMDB's checks (its reader ended by ${signal}: ${said})`];
+      resolve({ plants: 0, tenants: 0, problems });
     });
   });
 }

@@ -5,71 +5,55 @@ import { firstById, samePlant, type StoredPlant } from '../../../domain/plant.js
 import type { PlantEvent } from '../../../domain/webhook.js';
 import type { Logger } from '../../../ports/logger.js';
 import type { ImportOutcome, PlantSnapshot, PlantStore } from '../../../ports/plant-store.js';
-import { TAG_INDEX_FROM, type LmdbDatabases } from './lmdb-environment.js';
+import { lowOnSpace } from './lmdb-data-file.js';
 import {
   idOf,
   justAbove,
   plantKey,
   prefixEnd,
   TAG_INDEX,
+  TAG_INDEX_FROM,
   tagPrefix,
   tenantKey,
-  tenantKeys,
   tenantPrefix,
-} from './lmdb-keys.js';
-import { recordEvent } from './lmdb-webhook-outbox.js';
-import { lowOnSpace, refusesWrites, type LmdbWriter } from './lmdb-writer.js';
+  type LmdbDatabases,
+} from './lmdb-environment.js';
+import { recordEvent } from './lmdb-webhooks.js';
+import { refusesWrites, type LmdbWriter } from './lmdb-writer.js';
 
 /** A plant's value: its name, and its tag when it has one. */
 export type PlantValue = [string] | [string, string];
 
-const toValue = (plant: StoredPlant): PlantValue =>
-  plant.tag === undefined ? [plant.name] : [plant.name, plant.tag];
-
-export function toPlant(id: PlantId, value: PlantValue): StoredPlant {
-  const [name, tag] = value;
+function toPlant(id: PlantId, [name, tag]: PlantValue): StoredPlant {
   return tag === undefined ? { id, name: String(name) } : { id, name: String(name), tag };
 }
 
-/** A plant's entry in the tag index: its key, and its value, the name (the key holds the tag). */
-export const tagEntry = (prefix: Buffer, id: PlantId, tag: string): Buffer =>
+/** A plant's key in the tag index (its value: the name). */
+const tagEntry = (prefix: Buffer, id: PlantId, tag: string): Buffer =>
   plantKey(tagPrefix(prefix, tag), id);
 
 /** A plant to write, with its keys: made before the write, since a write must not throw midway. */
-interface Keyed {
-  plant: StoredPlant;
-  key: Buffer;
-  entry: Buffer | undefined;
-}
-
-const keyed = (prefix: Buffer, plant: StoredPlant): Keyed => ({
+type Keyed = ReturnType<typeof keyed>;
+const keyed = (prefix: Buffer, plant: StoredPlant) => ({
   plant,
   key: plantKey(prefix, plant.id),
   entry: plant.tag === undefined ? undefined : tagEntry(prefix, plant.id, plant.tag),
 });
 
-/**
- * At most `limit` of a tenant's plants (`prefix`) above `after`, by ascending id: one seek and
- * `limit` steps among its plants, or with `tags` among each tag's index entries, merged. In
- * `transaction`, else in lmdb-js's current read transaction. For list and the snapshot.
- */
-export function readPage(
+// At most `limit` of a tenant's plants (`prefix`) above `after`, by id: one seek and `limit` steps
+// among its plants, or each of `tags`' index entries, merged; in `within`'s transaction, if any.
+function readPage(
   plants: Database<unknown, Buffer>,
   prefix: Buffer,
   after: PlantId | undefined,
   limit: number,
   tags?: readonly string[],
-  transaction?: Transaction,
+  within: { transaction?: Transaction } = {},
 ): StoredPlant[] {
   if (!(limit >= 1)) return [];
   const read = (keys: Buffer, toValue: (value: unknown) => PlantValue): StoredPlant[] => {
     const start = after === undefined ? keys : justAbove(plantKey(keys, after));
-    const range = plants.getRange({
-      start,
-      end: prefixEnd(keys),
-      limit,
-      ...(transaction && { transaction }),
-    });
+    const range = plants.getRange({ start, end: prefixEnd(keys), limit, ...within });
     return Array.from(range, ({ key, value }) => toPlant(idOf(key), toValue(value)));
   };
   if (tags === undefined) return read(prefix, (value) => value as PlantValue);
@@ -77,14 +61,26 @@ export function readPage(
   return firstById(pages, limit);
 }
 
+/** The counts' keys are the tenants, in UTF-8 byte order, which is code-point order. */
+function readTenants(
+  dbs: LmdbDatabases,
+  after: string | undefined,
+  limit: number,
+  within: { transaction?: Transaction } = {},
+): string[] {
+  if (!(limit >= 1)) return [];
+  const start = after === undefined ? undefined : justAbove(tenantKey(after));
+  const keys = dbs.tenants.getKeys({ ...(start && { start }), limit, ...within });
+  return Array.from(keys, (key) => key.toString('utf8'));
+}
+
 /**
- * Plants in the LMDB environment, one entry per plant keyed by tenant and ordered id (see
- * lmdb-keys.ts), so that a page is one seek and `limit` steps whatever the tenant holds; after
- * them, the tag index, an entry per tagged plant keyed by tenant, tag and ordered id, so that a
- * filtered page costs the same; beside them, each tenant's count: the quota without counting, and
- * the tenants' list without reading plants. A plant, its index entry and its count change in one
- * write transaction, shared with every process on the directory, so that what it checks holds
- * when it commits.
+ * Plants keyed by tenant and ordered id, then the tag index keyed by tenant, tag and ordered id (a
+ * page, filtered or not, is one seek and `limit` steps), and each tenant's count (the quota and
+ * the tenants' list without counting). A plant, its index entry and its count change in one write
+ * transaction, which every process on the directory shares. lmdb-js keeps a read transaction until
+ * a `setTimeout(0)` after its first read, which would miss a write another process acknowledged
+ * meanwhile: each read first takes the latest (`resetReadTxn`).
  */
 export class LmdbPlantStore implements PlantStore {
   constructor(
@@ -98,7 +94,8 @@ export class LmdbPlantStore implements PlantStore {
 
   /** Checks the id and the count, stores the plant, its count and its event's deliveries: one transaction. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
-    const { prefix, counted } = tenantKeys(tenant);
+    const prefix = tenantPrefix(tenant);
+    const counted = prefix.subarray(2);
     const write = keyed(prefix, plant);
     const { plants, tenants } = this.dbs;
     const stored = await this.writer.write(() => {
@@ -114,11 +111,6 @@ export class LmdbPlantStore implements PlantStore {
     return stored === 1;
   }
 
-  /**
-   * lmdb-js keeps one read transaction until a `setTimeout(0)` after its first read, so a request
-   * arriving within that millisecond would read the snapshot of an earlier one and miss a write
-   * another process acknowledged meanwhile; `resetReadTxn` reads the latest. Then one lookup.
-   */
   async get(tenant: string, id: PlantId): Promise<StoredPlant | undefined> {
     const key = plantKey(tenantPrefix(tenant), id);
     this.dbs.root.resetReadTxn();
@@ -126,20 +118,19 @@ export class LmdbPlantStore implements PlantStore {
     return value === undefined ? undefined : toPlant(id, value);
   }
 
-  /** The latest, as for get; then readPage. */
   async list(
     tenant: string,
     after: PlantId | undefined,
     limit: number,
     tags?: readonly string[],
   ): Promise<StoredPlant[]> {
-    const prefix = tenantPrefix(tenant);
     this.dbs.root.resetReadTxn();
-    return readPage(this.dbs.plants, prefix, after, limit, tags);
+    return readPage(this.dbs.plants, tenantPrefix(tenant), after, limit, tags);
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
-    const { prefix, counted } = tenantKeys(tenant);
+    const prefix = tenantPrefix(tenant);
+    const counted = prefix.subarray(2);
     const key = plantKey(prefix, id);
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
@@ -155,17 +146,9 @@ export class LmdbPlantStore implements PlantStore {
     });
   }
 
-  /** The counts' keys are the tenants, in UTF-8 byte order, which is code-point order. */
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
-    if (!(limit >= 1)) return [];
-    const start = after === undefined ? undefined : justAbove(tenantKey(after));
-    // The latest tenants, as for list.
     this.dbs.root.resetReadTxn();
-    const found: string[] = [];
-    for (const key of this.dbs.tenants.getKeys({ ...(start && { start }), limit })) {
-      found.push(key.toString('utf8'));
-    }
-    return found;
+    return readTenants(this.dbs, after, limit);
   }
 
   /** The whole batch in one transaction, its outcomes decided on what the transaction reads. */
@@ -175,7 +158,8 @@ export class LmdbPlantStore implements PlantStore {
     overwrite: boolean,
   ): Promise<ImportOutcome[]> {
     if (batch.length === 0) return Promise.resolve([]);
-    const { prefix, counted } = tenantKeys(tenant);
+    const prefix = tenantPrefix(tenant);
+    const counted = prefix.subarray(2);
     const writes = batch.map((plant) => keyed(prefix, plant));
     const { plants, tenants } = this.dbs;
     return this.writer.write(() => {
@@ -200,10 +184,7 @@ export class LmdbPlantStore implements PlantStore {
     });
   }
 
-  /**
-   * One small durable write, refused as plants are on a read-only or failing disk; and the disk's
-   * free space, since a small write may still fit in pages LMDB freed when a plant's may not.
-   */
+  // One small durable write, and the free space: a small write may fit in pages a plant's may not.
   async ping(): Promise<void> {
     await this.writer.write(() => void this.dbs.meta.put('readiness', Date.now()));
     if (this.dataDir !== undefined && lowOnSpace(this.dataDir)) throw refusesWrites();
@@ -215,37 +196,25 @@ export class LmdbPlantStore implements PlantStore {
     if (held !== undefined && held !== plant.tag) {
       void plants.remove(tagEntry(prefix, plant.id, held));
     }
-    void plants.put(key, toValue(plant));
+    void plants.put(key, plant.tag === undefined ? [plant.name] : [plant.name, plant.tag]);
     if (entry !== undefined) void plants.put(entry, plant.name);
   }
 }
 
-/**
- * The plants at one instant: every page is read in one LMDB read transaction, held (across the
- * export's awaits and event-loop turns) until released. Writers go on meanwhile, in this process
- * and others; the pages the transaction sees are kept from reuse until then, so the file may grow
- * during a long export and its free pages return afterwards. The same keys and order as
- * LmdbPlantStore's list and tenants.
- */
+// The plants at one instant: one read transaction until released, writers going on meanwhile;
+// the pages it sees are kept from reuse until then (the file may grow).
 export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
   const transaction = dbs.root.useReadTransaction();
   let released = false;
-  // After release the transaction may be the process's current one again: no read of another instant.
-  const check = (): void => {
+  const read = async <T>(page: () => T): Promise<T> => {
+    // After release the transaction may be the process's current one again: no other instant.
     if (released) throw new Error('the snapshot was released');
+    return page();
   };
   return {
-    list: async (tenant, after, limit, tags) => {
-      check();
-      return readPage(dbs.plants, tenantPrefix(tenant), after, limit, tags, transaction);
-    },
-    tenants: async (after, limit) => {
-      check();
-      if (!(limit >= 1)) return [];
-      const start = after === undefined ? undefined : justAbove(tenantKey(after));
-      const keys = dbs.tenants.getKeys({ ...(start && { start }), limit, transaction });
-      return Array.from(keys, (key) => key.toString('utf8'));
-    },
+    list: (tenant, after, limit, tags) =>
+      read(() => readPage(dbs.plants, tenantPrefix(tenant), after, limit, tags, { transaction })),
+    tenants: (after, limit) => read(() => readTenants(dbs, after, limit, { transaction })),
     release: () => {
       if (released) return;
       released = true;
@@ -254,9 +223,6 @@ export function openPlantSnapshot(dbs: LmdbDatabases): PlantSnapshot {
   };
 }
 
-/** Plants read per write transaction: some milliseconds of the write lock each. */
-const BATCH = 10_000;
-
 const describe = (key: string): string => {
   if (key === '') return 'from the start';
   const bytes = Buffer.from(key, 'hex');
@@ -264,20 +230,15 @@ const describe = (key: string): string => {
   return `after tenant ${JSON.stringify(tenant)} plant ${idOf(bytes)}`;
 };
 
-/**
- * Builds the tag index of the plants a version without it stored (format 1), when `meta` holds
- * TAG_INDEX_FROM: in write transactions of `batch` plants, each adding the entries its tagged
- * plants lack and moving TAG_INDEX_FROM past them, removed with the last. Resumable (an abort or a
- * crash leaves the mark where the last commit put it), shared (processes opening together take
- * turns at the batches) and idempotent (writes since the upgrade index their plants themselves).
- * Costs one read of `meta` once built. Rejects with the signal's reason when it is aborted.
- */
+// Builds format 1's plants' tag index while `meta` holds TAG_INDEX_FROM, in write transactions of
+// `batch` plants (10,000: some ms of the write lock), each moving TAG_INDEX_FROM past them:
+// resumable, shared by processes opening together, idempotent. Rejects with an abort's reason.
 export async function buildTagIndex(
   dbs: LmdbDatabases,
   writer: Pick<LmdbWriter, 'write'>,
   options: { logger?: Logger | undefined; signal?: AbortSignal | undefined; batch?: number } = {},
 ): Promise<void> {
-  const { logger, signal, batch = BATCH } = options;
+  const { logger, signal, batch = 10_000 } = options;
   const { plants, meta } = dbs;
   const from = meta.get(TAG_INDEX_FROM) as string | undefined;
   if (from === undefined) return;

@@ -1,44 +1,26 @@
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
-import type { LmdbDatabases } from './lmdb-environment.js';
+import { text, type LmdbDatabases } from './lmdb-environment.js';
 import type { LmdbWriter } from './lmdb-writer.js';
 
+const TIMES = ['createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt'] as const;
 /** A token as stored: its times in epoch ms. */
-interface TokenRecord {
-  name: string;
-  tenant: string;
-  scopes: string[];
-  digest: string;
-  createdAt: number;
-  expiresAt?: number;
-  revokedAt?: number;
-  lastUsedAt?: number;
+type TokenRecord = Omit<ManagedToken, 'id' | (typeof TIMES)[number]> &
+  Partial<Record<(typeof TIMES)[number], number>>;
+
+function toRecord({ name, tenant, scopes, digest, ...token }: ManagedToken): TokenRecord {
+  const record: Record<string, unknown> = { name, tenant, scopes: [...scopes], digest };
+  for (const time of TIMES) if (token[time]) record[time] = token[time].getTime();
+  return record as TokenRecord;
 }
 
-const text = (value: string): string => {
-  if (typeof value !== 'string') throw new TypeError('token ids and tenants must be strings');
-  return value;
-};
-
-function toRecord(token: ManagedToken): TokenRecord {
-  return {
-    ...{ name: token.name, tenant: token.tenant, scopes: [...token.scopes] },
-    ...{ digest: token.digest, createdAt: token.createdAt.getTime() },
-    ...(token.expiresAt && { expiresAt: token.expiresAt.getTime() }),
-    ...(token.revokedAt && { revokedAt: token.revokedAt.getTime() }),
-    ...(token.lastUsedAt && { lastUsedAt: token.lastUsedAt.getTime() }),
-  };
-}
-
-function toToken(id: string, record: TokenRecord): ManagedToken {
-  const { name, tenant, digest, createdAt, expiresAt, revokedAt, lastUsedAt } = record;
-  return {
-    ...{ id, name, tenant, scopes: record.scopes as ManagedToken['scopes'], digest },
-    createdAt: new Date(createdAt),
-    ...(expiresAt !== undefined && { expiresAt: new Date(expiresAt) }),
-    ...(revokedAt !== undefined && { revokedAt: new Date(revokedAt) }),
-    ...(lastUsedAt !== undefined && { lastUsedAt: new Date(lastUsedAt) }),
-  };
+function toToken(
+  id: string,
+  { name, tenant, scopes, digest, ...times }: TokenRecord,
+): ManagedToken {
+  const token: Record<string, unknown> = { id, name, tenant, scopes, digest };
+  for (const time of TIMES) if (times[time] !== undefined) token[time] = new Date(times[time]);
+  return token as unknown as ManagedToken;
 }
 
 /** Managed tokens in the environment, by id: a revocation by the CLI is read by every process. */
@@ -65,11 +47,9 @@ export class LmdbTokenStore implements TokenStore {
 
   /** Tokens are few (an operator issues them): a read of them all, sorted. */
   async list(tenant?: string): Promise<TokenSummary[]> {
-    const found: ManagedToken[] = [];
-    for (const { key, value } of this.dbs.tokens.getRange()) {
-      const record = value as TokenRecord;
-      if (tenant === undefined || record.tenant === tenant) found.push(toToken(key, record));
-    }
+    const found = Array.from(this.dbs.tokens.getRange(), ({ key, value }) =>
+      toToken(key, value as TokenRecord),
+    ).filter((token) => tenant === undefined || token.tenant === tenant);
     found.sort(
       (a, b) =>
         a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),

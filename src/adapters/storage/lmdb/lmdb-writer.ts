@@ -1,19 +1,17 @@
-import { statfsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RootDatabase } from 'lmdb';
 import { PlantError } from '../../../domain/errors.js';
 import type { Logger } from '../../../ports/logger.js';
 import { OPERATION_DEADLINE_MS } from '../deadline.js';
-import { lockHolder } from './lmdb-lock-file.js';
+import { lockHolder, lowOnSpace } from './lmdb-data-file.js';
 
 /** LMDB's and the system's codes for "no room": the disk, the map, the file size limit, a quota. */
 const NO_ROOM = new Set([28, -30792, 27, 122]); // ENOSPC, MDB_MAP_FULL, EFBIG, EDQUOT
 const NO_ROOM_TEXT = /MDB_MAP_FULL|No space left|ENOSPC|File too large|quota/i;
 // The system's codes for a file system that takes no writes: read-only, or not permitted.
 const READ_ONLY = new Set([30, 1, 13]); // EROFS, EPERM, EACCES
-// LMDB reports a short write as EIO: on a file system with less free than this, that is no room.
+// LMDB reports a short write as EIO: on a nearly full file system (lowOnSpace), that is no room.
 const EIO = 5;
-const LOW_SPACE_BYTES = 256 * 1024;
 
 export const refusesWrites = (): PlantError =>
   new PlantError(
@@ -21,22 +19,9 @@ export const refusesWrites = (): PlantError =>
     'storage takes no writes now (out of disk, or read-only); nothing was written',
   );
 
-const unavailable = (): PlantError =>
-  new PlantError('storage-unavailable', 'storage is unavailable');
-
-/** Past the deadline the write is still queued: it may be committed later, or not. */
-const undecided = (): PlantError =>
-  new PlantError(
-    'storage-unavailable',
-    'storage did not answer in time; the write may still be done (a retried create answered 409 was written)',
-  );
-
-/**
- * Runs write transactions on the environment: each callback runs inside LMDB's one write
- * transaction of every process on it (a lock), so what it reads holds until it commits. lmdb-js
- * commits the callbacks queued meanwhile in one transaction: a callback must throw before its
- * first write, never after.
- */
+// Runs each callback in LMDB's one write transaction of every process, so what it reads holds
+// until it commits; lmdb-js commits the callbacks queued meanwhile together: a callback must throw
+// before its first write, never after.
 export class LmdbWriter {
   private pending = 0;
   private paused: Promise<void> | undefined;
@@ -45,27 +30,33 @@ export class LmdbWriter {
   constructor(
     private readonly root: RootDatabase,
     /** dataDir: its free space tells a full disk from a failing one; lockFile: who holds the lock. */
-    private readonly options: { dataDir?: string; lockFile?: string; logger?: Logger } = {},
+    private readonly options: {
+      dataDir?: string;
+      lockFile?: string;
+      logger?: Logger | undefined;
+    } = {},
   ) {}
 
-  /**
-   * Resolves `callback`'s result once its own commit is done, which (without overlappingSync)
-   * flushes before it returns; lmdb-js's `flushed` follows the batch queued last, and its failure
-   * (ENOSPC) refused writes already durable. Past the deadline the outcome is unknown.
-   */
+  // Resolves once its own commit is flushed (no overlappingSync), not at lmdb-js's `flushed`, which
+  // follows the batch queued last. Past the deadline the write is still queued: it may be done.
   write<T>(callback: () => T): Promise<T> {
     const run = (): Promise<T> => {
       this.pending++;
       const done = this.root.transaction(callback).finally(() => this.pending--);
-      return done.catch((error: unknown) =>
-        translate(error, this.options.dataDir).then((cause) => Promise.reject(cause as Error)),
-      );
+      return done.catch(async (error: unknown) => {
+        throw await translate(error, this.options.dataDir);
+      });
     };
     const work = this.paused === undefined ? run() : this.paused.then(run);
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.sayWhoHoldsTheLock();
-        reject(undecided());
+        reject(
+          new PlantError(
+            'storage-unavailable',
+            'storage did not answer in time; the write may still be done (a retried create answered 409 was written)',
+          ),
+        );
       }, OPERATION_DEADLINE_MS);
       work.then(
         (value) => (clearTimeout(timer), resolve(value)),
@@ -74,10 +65,8 @@ export class LmdbWriter {
     });
   }
 
-  /**
-   * Holds new writes until `resume`; resolves once those begun have settled (at most the deadline:
-   * one waiting on another process's lock does not hold it).
-   */
+  // Holds new writes until `resume`, once those begun settled (at most the deadline: one waiting
+  // on another process's lock does not hold it).
   async pause(): Promise<() => void> {
     let resume!: () => void;
     this.paused = new Promise<void>((resolve) => (resume = resolve));
@@ -102,61 +91,31 @@ export class LmdbWriter {
   }
 }
 
-/**
- * A failed commit rejects every write of its batch with one error whose `commitError`, a promise,
- * rejects with the cause (ENOSPC, MDB_MAP_FULL); left unhandled, that promise would end the
- * process. It is handled here, and its cause becomes the domain's error.
- */
-export async function translate(error: unknown, dataDir?: string): Promise<unknown> {
+// A failed commit rejects its batch's writes with one error whose `commitError` rejects with the
+// cause (ENOSPC): handled here (unhandled, it ends the process), as a domain error.
+async function translate(error: unknown, dataDir?: string): Promise<unknown> {
   if (error instanceof PlantError) return error;
   const commitError = (error as { commitError?: Promise<unknown> } | undefined)?.commitError;
   const cause = commitError
-    ? await commitError.then(
-        () => error,
-        (found: unknown) => found,
-      )
+    ? await commitError.then(() => error).catch((found: unknown) => found)
     : error;
-  if (isNoRoom(cause) || isReadOnly(cause)) return refusesWrites();
-  if (codeOf(cause) === EIO && dataDir !== undefined && lowOnSpace(dataDir)) return refusesWrites();
-  if (commitError !== undefined || isSystemError(cause)) return unavailable();
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'number' && (NO_ROOM.has(code) || READ_ONLY.has(code)))
+    return refusesWrites();
+  if (cause instanceof Error && NO_ROOM_TEXT.test(cause.message)) return refusesWrites();
+  if (code === EIO && dataDir !== undefined && lowOnSpace(dataDir)) return refusesWrites();
+  // An error of LMDB or the system (a number code), rather than of this code.
+  if (commitError !== undefined || typeof code === 'number') {
+    return new PlantError('storage-unavailable', 'storage is unavailable');
+  }
   return error;
 }
-
-/** Whether the file system of `dataDir` has almost no room left (false when it cannot tell). */
-export function lowOnSpace(dataDir: string): boolean {
-  try {
-    const { bavail, bsize } = statfsSync(dataDir);
-    return bavail * bsize < LOW_SPACE_BYTES;
-  } catch {
-    return false;
-  }
-}
-
-const codeOf = (error: unknown): unknown => (error as { code?: unknown } | undefined)?.code;
-
-function isNoRoom(error: unknown): boolean {
-  const code = codeOf(error);
-  if (typeof code === 'number' && NO_ROOM.has(code)) return true;
-  return error instanceof Error && NO_ROOM_TEXT.test(error.message);
-}
-
-function isReadOnly(error: unknown): boolean {
-  const code = codeOf(error);
-  return typeof code === 'number' && READ_ONLY.has(code);
-}
-
-/** An error of LMDB or the system (a number code), rather than of this code. */
-const isSystemError = (error: unknown): boolean => typeof codeOf(error) === 'number';
 
 const writers = new Set<LmdbWriter>();
 let stopping = false;
 
-/**
- * Ctrl-Z (SIGTSTP) stops a process at once by default, maybe within a commit, holding LMDB's one
- * write lock: every process on the directory then waited for as long as it stayed stopped. With
- * this listener the process holds its new writes, lets those begun settle, and only then stops
- * itself (SIGSTOP, which returns on SIGCONT); its held writes then go on.
- */
+// Ctrl-Z (SIGTSTP) stopped a process at once, maybe holding the write lock every process waits
+// for: instead, new writes are held, those begun settle, then it stops itself (SIGSTOP).
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;

@@ -3,49 +3,38 @@ import type { OpenedStorage } from '../../limits/limiter-store.js';
 import { sweepCounts } from '../../limits/rate-limiter-lmdb.js';
 import type { StorageDeps, StorageOptionsOf } from '../storage-options.js';
 import { checkStockAddon } from './lmdb-addon.js';
-import { refused } from './lmdb-data-file.js';
+import { refused, watchLockFile } from './lmdb-data-file.js';
 import { openEnvironment, openLimitsEnvironment } from './lmdb-environment.js';
 import { checkInChild } from './lmdb-integrity.js';
-import { watchLockFile } from './lmdb-lock-file.js';
 import { buildTagIndex, LmdbPlantStore, openPlantSnapshot } from './lmdb-plant-store.js';
 import { LmdbTokenStore } from './lmdb-token-store.js';
-import { LmdbWebhookOutbox } from './lmdb-webhook-outbox.js';
-import { LmdbWebhookSubscriptions } from './lmdb-webhook-subscriptions.js';
+import { LmdbWebhookOutbox, LmdbWebhookSubscriptions } from './lmdb-webhooks.js';
 import { LmdbWriter, stopsWithoutTheLock } from './lmdb-writer.js';
 
-// Ended windows' counts are removed this often (each lasts one second; keys are tenants and addresses).
-const SWEEP_MS = 60_000;
-
 /**
- * Opens the embedded store in `dataDir` (made when absent): plants, their counts, tokens, webhook
- * subscriptions and the outbox in one LMDB environment, which several processes may open at once;
- * the keyed limiters' counts in a second one, never flushed. Nothing is read at start beyond the
- * format marker, so opening costs the same whatever the store holds, except once after an
- * upgrade from format 1: the tag index is built then (buildTagIndex). Rejects with a
- * StorageOpenError naming the path when the directory or a file in it cannot be used.
+ * Opens the embedded store in `dataDir` (made when absent; several processes may share it): one
+ * LMDB environment, one for the limiters' counts; reads only the format marker, but once after an
+ * upgrade from format 1 (buildTagIndex). Rejects with a StorageOpenError naming the path.
  */
 export async function openLmdbStorage(
   config: Omit<StorageOptionsOf<'lmdb'>, 'kind'>,
   deps: StorageDeps = {},
 ): Promise<OpenedStorage> {
-  checkStockAddon(config.dataDir, deps.notice);
+  const { dataDir } = config;
+  checkStockAddon(dataDir, deps.notice);
   // commit-only: LMDB's noSync, the system flushing when it will (a process crash loses nothing).
-  const dbs = openEnvironment(config.dataDir, { noSync: config.durability === 'commit-only' });
+  const dbs = openEnvironment(dataDir, { noSync: config.durability === 'commit-only' });
   let counts;
   try {
-    counts = openLimitsEnvironment(config.dataDir);
+    counts = openLimitsEnvironment(dataDir);
   } catch (error) {
     await dbs.root.close();
     throw error;
   }
-  const { dataDir } = config;
   const { lockFile } = dbs;
-  const writer = new LmdbWriter(dbs.root, {
-    dataDir,
-    lockFile,
-    ...(deps.logger && { logger: deps.logger }),
-  });
-  const sweep = setInterval(() => void sweepCounts(counts).catch(() => {}), SWEEP_MS);
+  const writer = new LmdbWriter(dbs.root, { dataDir, lockFile, logger: deps.logger });
+  // Ended windows' counts are removed each minute (a window lasts a second).
+  const sweep = setInterval(() => void sweepCounts(counts).catch(() => {}), 60_000);
   sweep.unref();
   // A lock file LMDB can no longer use would end the process with a signal at its next access.
   const unwatch = watchLockFile(dbs.root, lockFile, (problem) => {
@@ -56,7 +45,7 @@ export async function openLmdbStorage(
   const unstop = stopsWithoutTheLock(writer);
   const max = config.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
   const storage: OpenedStorage = {
-    plants: new LmdbPlantStore(dbs, writer, max, config.dataDir),
+    plants: new LmdbPlantStore(dbs, writer, max, dataDir),
     tokens: new LmdbTokenStore(dbs, writer),
     webhooks: new LmdbWebhookSubscriptions(dbs, writer),
     outbox: new LmdbWebhookOutbox(dbs, writer),
