@@ -6,12 +6,9 @@ import { JwtTokenVerifier } from '../adapters/auth/jwt-token-verifier.js';
 import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { IN_PROCESS } from '../adapters/limits/limiter-store.js';
-import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import { activeTracer } from '../adapters/telemetry/tracing.js';
 import { tracedUseCases } from '../adapters/telemetry/traced-use-cases.js';
 import { PlantService } from '../application/plant-service.js';
-import { TokenAdministrator } from '../application/token-administrator.js';
-import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlantStore } from '../ports/plant-store.js';
@@ -20,7 +17,7 @@ import type { TokenAdministration } from '../ports/token-administration.js';
 import type { TokenStore } from '../ports/token-store.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { TYPES } from './identifiers.js';
-import { OWN_PARTS, serviceModule } from './modules.js';
+import { administrations, OWN_PARTS, serviceModule } from './modules.js';
 
 // The type `buildContainer` returns and `buildService`'s `configure` receives, re-exported so that
 // an embedder types its code without a dependency on inversify of its own.
@@ -28,24 +25,21 @@ export type { Container };
 
 /** The service, resolved from its container: what a host program uses. */
 export interface Service {
-  /** The HTTP interface: mount `app.callback()` on a node:http server, or the app in a host Koa app. */
+  /** Mount `app.callback()` on a node:http server, or the app in a host Koa app. */
   app: HttpApp;
-  /** The core's use cases, for callers without HTTP. */
+  /** The use cases, for callers without HTTP. */
   plants: PlantUseCases;
-  /** Issue, list and revoke managed tokens in the service's token store. */
   tokenAdministration: TokenAdministration;
-  /** Add, list, remove, rotate, enable and disable webhook subscriptions (docs/webhooks.md). */
   webhookAdministration: WebhookAdministration;
   /** The plant store behind the use cases (observed). */
   plantStore: PlantStore;
   logger: Logger;
-  /** The Prometheus metrics; undefined when PLANT_STORE_METRICS is off. */
+  /** Undefined when PLANT_STORE_METRICS is off. */
   metrics: ServiceMetrics | undefined;
   /** Resolves once the storage is open; rejects with why it cannot be (the service is then closed). */
   readonly opened: Promise<void>;
   /** Starts delivering webhooks from the storage's outbox once it is open (`serve` does). */
   startDelivery(): Promise<void>;
-  /** Requests received and not answered yet. */
   requestsInFlight(): number;
   /** Stops delivery and closes the storage the service opened (bound stores stay the caller's). */
   close(): Promise<void>;
@@ -105,13 +99,13 @@ export async function resolveService(container: Container): Promise<Service> {
     // A span per use case when a tracer is registered.
     const plants: PlantUseCases = tracer ? tracedUseCases(service, tracer) : service;
     const metrics = container.get(TYPES.Metrics, { optional: true });
-    const { allowPrivate } = config.webhooks;
+    const logger = container.get(TYPES.Logger);
     return {
       app: createHttpApp({
         plants,
         tokenVerifier: container.get(TYPES.TokenVerifier),
         readiness: container.get(TYPES.ReadinessChecks),
-        logger: container.get(TYPES.Logger),
+        logger,
         rateLimit: config.rateLimit,
         authFailureLimit: config.authFailureLimit,
         // Unbound: the storage's own connection, once it is open.
@@ -128,15 +122,9 @@ export async function resolveService(container: Container): Promise<Service> {
         ...container.get(TYPES.HttpHostOptions),
       }),
       plants,
-      tokenAdministration: new TokenAdministrator(
-        container.get(TYPES.TokenStore),
-        container.get(TYPES.Clock),
-      ),
-      webhookAdministration: new WebhookAdministrator(storage.webhooks, (url) =>
-        checkReceiverUrl(url, allowPrivate),
-      ),
+      ...administrations(container),
       plantStore,
-      logger: container.get(TYPES.Logger),
+      logger,
       metrics,
       opened,
       startDelivery: async () => delivery.start(await storage.opened),

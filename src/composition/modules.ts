@@ -2,7 +2,12 @@
 // the service's own parts under a private identifier. The token verifier is bound in
 // container.ts, so that the CLI's administration commands, which load this module, load no
 // verifier.
-import { ContainerModule, type ResolutionContext, type ServiceIdentifier } from 'inversify';
+import {
+  type Container,
+  ContainerModule,
+  type ResolutionContext,
+  type ServiceIdentifier,
+} from 'inversify';
 import type { Config } from '../config/index.js';
 import type { OpenedStorage } from '../adapters/limits/limiter-store.js';
 import type { RequestCounts } from '../adapters/http/request-observer.js';
@@ -12,7 +17,10 @@ import { StartingStorage } from '../adapters/storage/starting-storage.js';
 import { observedStore } from '../adapters/telemetry/observed-store.js';
 import { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import { activeTracer } from '../adapters/telemetry/tracing.js';
+import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
+import { TokenAdministrator } from '../application/token-administrator.js';
+import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import type { Logger } from '../ports/logger.js';
 import { PLANT_STORE_METHODS, type PlantStore } from '../ports/plant-store.js';
 import { TOKEN_STORE_METHODS, type TokenStore } from '../ports/token-store.js';
@@ -119,6 +127,20 @@ export const serviceModule = (
     );
     bind(TYPES.PlantEvents).toResolvedValue(({ delivery }) => delivery, [OWN_PARTS]);
   });
+
+/** The token administration over the bound token store, the webhook one over the storage's subscriptions. */
+export function administrations(container: Container) {
+  const { config, storage } = container.get(OWN_PARTS);
+  return {
+    tokenAdministration: new TokenAdministrator(
+      container.get(TYPES.TokenStore),
+      container.get(TYPES.Clock),
+    ),
+    webhookAdministration: new WebhookAdministrator(storage.webhooks, (url) =>
+      checkReceiverUrl(url, config.webhooks.allowPrivate),
+    ),
+  };
+}
 
 /** What the executables do when the store's lock file is lost: one line, then exit 1 (not a signal). */
 export function endProcess(line: string): never {
