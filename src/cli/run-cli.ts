@@ -7,7 +7,14 @@ import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { oneOf } from '../config/parse.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
 import { type Command, EXIT, type Io, onSharedStorage, type Run, UsageError } from './command.js';
-import { TOKEN_COMMANDS, TOKENS_HELP, type OpenTokens } from './token-commands.js';
+import {
+  type OpenTokens,
+  type OpenWebhooks,
+  TOKEN_COMMANDS,
+  TOKENS_HELP,
+  WEBHOOK_COMMANDS,
+  WEBHOOKS_HELP,
+} from './administration-commands.js';
 import {
   BACKUP_HELP,
   backupCommand,
@@ -19,7 +26,6 @@ import {
   importCommand,
   type OpenPlantStore,
 } from './transfer-commands.js';
-import { WEBHOOK_COMMANDS, WEBHOOKS_HELP, type OpenWebhooks } from './webhook-commands.js';
 import { applyEnvFile, CONFIG_HELP, configCommand } from './config-command.js';
 
 export { consoleIo } from './command.js';
