@@ -45,11 +45,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-/**
- * The service's container: one module per concern, each port bound to its adapter for `config`.
- * An embedder may `rebind` any identifier of TYPES (its own store, logger, verifier, metrics
- * registry, ...) before `resolveService`. Nothing connects or starts until then.
- */
+/** The service's container for `config`: rebind any identifier of TYPES before `resolveService`. */
 export function buildContainer(
   config: Config,
   { onLockLost }: { onLockLost?: (line: string) => void } = {},
@@ -76,9 +72,8 @@ export function buildContainer(
 }
 
 /**
- * Resolves the service from its container at once, its storage opening in the background (waiting
- * up to PLANT_STORE_STARTUP_TIMEOUT for a store that is not up yet): until it is open, the stores
- * answer 503, so that a host can serve /healthz while start-up waits (`plant-store serve`).
+ * Resolves the service at once, its storage opening in the background (up to
+ * PLANT_STORE_STARTUP_TIMEOUT); until then its stores answer 503, and a host serves /healthz.
  */
 export async function resolveService(container: Container): Promise<Service> {
   const { config, storage, delivery, counts } = container.get(OWN_PARTS);
@@ -143,10 +138,7 @@ export async function resolveService(container: Container): Promise<Service> {
   }
 }
 
-/**
- * The service for `config`, resolved once its storage is open (so that a bad URL fails here, not
- * at the first request). `configure` may rebind ports of the container first.
- */
+/** The service, resolved once its storage is open (a bad URL fails here); `configure` may rebind first. */
 export async function buildService(
   config: Config,
   configure?: (container: Container) => void,

@@ -38,14 +38,10 @@ const assignment = (name: string, value: string): string =>
   /^[a-z+]+:\/\/[^/@]*:[^/@]*@/i.test(value) ? `${name}="$${name}"` : `${name}=${value}`;
 
 /**
- * Once the storage is open, by the first process of an instance (`first`; every worker of a
- * cluster for the embedded store's token):
- * - lmdb with no token configured keeps a managed development token: issued when the store holds
- *   no token yet (of workers starting at once, the one whose create wins prints it) and printed
- *   then only; later starts say it is there. Only its digest is stored.
- * - lmdb with tokens configured, over a store holding that token: says it still works.
- * - redis and mongodb get none (every replica would issue one): with no active managed token,
- *   the command that issues one on this very store.
+ * Once the storage is open. lmdb keeps a managed development token, issued (and printed) when the
+ * store holds no token (of workers starting at once, the one whose create wins); later starts of
+ * the `first` process say it still works. redis and mongodb get none (every replica would issue
+ * one): with no active managed token, the command that issues one on this very store.
  */
 export async function developmentToken(
   config: Config,

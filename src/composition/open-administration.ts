@@ -19,11 +19,7 @@ const notice = (line: string): void => void process.stderr.write(`plant-store: $
 
 type Configure = ((container: Container) => void) | undefined;
 
-/**
- * `use(container, opened)` once the storage is open, with `close` added; the storage is closed
- * when it cannot be opened or `use` throws. `configure` may rebind identifiers first, as for
- * `buildContainer`.
- */
+/** `use` once the storage is open, with `close` added (the storage closed if either fails). */
 async function openWith<A extends object>(
   config: Config,
   configure: Configure,
@@ -56,11 +52,7 @@ export const openWebhookAdministration = (config: Config, configure?: Configure)
     return administrations(container);
   });
 
-/**
- * `plant-store export`, `import`, `backup` and `check`: the configured storage's plant store
- * (observed, as `serve` binds it), and its snapshots, backup and check where it has them; no HTTP
- * and no webhook delivery (an import records no event).
- */
+/** export, import, backup, check: the plant store (observed), snapshots, backup and check if any. */
 export const openPlantStore = (config: Config, configure?: Configure) =>
   openWith(config, configure, (container, opened) => ({
     plants: container.get(TYPES.PlantStore),

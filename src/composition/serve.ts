@@ -24,12 +24,10 @@ import { TYPES } from './identifiers.js';
 import { developmentToken, withStaticDevelopmentToken } from './development-token.js';
 
 /**
- * Builds the service, listens on HOST and PORT at once (/healthz answers, /readyz is 503) while
- * the storage opens, waiting up to PLANT_STORE_STARTUP_TIMEOUT for it; then prints the listening
- * line and serves. Runs until SIGTERM or SIGINT; then drains requests, closes the storage and
- * exits 0. Resolves once the storage is open; rejects (the port closed again) when it cannot be.
- * With `workers`, this process becomes the cluster's primary and each worker process comes back
- * here to serve, with its share of the per-address bounds (workerShare).
+ * Listens at once (/readyz 503) while the storage opens, then serves until SIGTERM or SIGINT,
+ * drains, closes the storage and exits 0. Resolves once the storage is open; rejects (the port
+ * closed again) when it cannot be. With `workers`, this process is the cluster's primary and
+ * each worker comes back here, with its share of the per-address bounds (workerShare).
  */
 export async function serve(loaded: Config, { workers }: { workers?: number } = {}): Promise<void> {
   // Checked in the primary too, so that bounds the workers cannot share fail the start at once.
@@ -169,10 +167,8 @@ async function stopAll(): Promise<void> {
 }
 
 /**
- * Forks `count` workers and resolves once every one is ready, its port open and its storage too
- * (readiness across workers), printing the listening line only then. A worker that dies later is
- * replaced; one that dies before the cluster is up fails the start. SIGTERM or SIGINT: every
- * worker drains, then the primary exits 0.
+ * Forks `count` workers and resolves (printing the listening line) once every one is ready. A
+ * worker that dies later is replaced; one that dies before fails the start.
  */
 async function serveWorkers(config: Config, count: number): Promise<void> {
   const logger = createLogger(config.logLevel);
@@ -275,11 +271,9 @@ function watchWorkers(workers: () => Iterable<Worker>, logger: Logger): () => vo
   };
 }
 
-/**
- * In a worker: answers the primary's pings, and ends at once with SIGKILL (a crash LMDB is made
- * for) when the primary is gone without asking it to leave. node:cluster's own handler calls
- * process.exit(), which can hang for good on lmdb-js's writer thread holding the write lock.
- */
+// In a worker: answers the primary's pings, and ends at once with SIGKILL (a crash LMDB is made
+// for) when the primary is gone without asking it to leave: node:cluster's own handler calls
+// process.exit(), which can hang for good on lmdb-js's writer thread holding the write lock.
 function followPrimary(): void {
   process.on('message', (message: unknown) => {
     if (message === PING) process.send?.(PONG);

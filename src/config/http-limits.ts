@@ -23,7 +23,7 @@ export function defaultMaxConnections(limits = '/proc/self/limits'): number {
     : DEFAULT_HTTP_LIMITS.maxConnections;
 }
 
-const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
+export const HTTP_VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
   ['headersTimeoutMs', 'PLANT_STORE_HEADERS_TIMEOUT_MS', 1, 600_000],
   ['requestTimeoutMs', 'PLANT_STORE_REQUEST_TIMEOUT_MS', 1, 3_600_000],
   ['keepAliveTimeoutMs', 'PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', 1, 600_000],
@@ -39,7 +39,7 @@ const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
 /** Reads the HTTP server's limits (PLANT_STORE_*_TIMEOUT_MS and the connection bounds). */
 export function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, maxConnections: defaultMaxConnections() };
-  for (const [field, name, min, max] of VARIABLES) {
+  for (const [field, name, min, max] of HTTP_VARIABLES) {
     limits[field] = parseInteger(env, name, limits[field], min, max);
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
