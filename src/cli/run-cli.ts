@@ -176,16 +176,13 @@ export async function runCli(
   io: Io,
   application: CliApplication,
 ): Promise<number> {
-  let line;
-  try {
-    line = applyEnvFile(commandLine, env);
-  } catch (error) {
-    return failure(error, io, '', false);
-  }
-  const [name, ...args] = line.argv;
-  const commands = commandsOf(application, line.fromFile);
+  let name: string | undefined;
   let usage = ''; // the command whose help a refusal points to
   try {
+    const { argv, fromFile } = applyEnvFile(commandLine, env);
+    const commands = commandsOf(application, fromFile);
+    const [first, ...args] = argv;
+    name = first;
     if (name === '--version' || name === '-v') return print(io, version());
     if (name === '--help' || name === '-h' || name === 'help') return print(io, helpOf(commands));
     if (name === undefined) {
