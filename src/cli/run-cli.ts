@@ -25,6 +25,7 @@ import {
   IMPORT_HELP,
   importCommand,
   type OpenPlantStore,
+  type StoreCommand,
 } from './transfer-commands.js';
 import { applyEnvFile, CONFIG_HELP, configCommand } from './config-command.js';
 
@@ -93,8 +94,8 @@ function commandsOf(
   fromFile: ReadonlySet<string> = new Set(),
 ): Record<string, TopCommand> {
   const { openWebhookAdministration, openPlantStore } = app;
-  const overStore = (command: (...args: [...Parameters<Run>, OpenPlantStore]) => Promise<number>) =>
-    openPlantStore && ((...args: Parameters<Run>) => command(...args, openPlantStore));
+  const overStore = (command: StoreCommand): Run | undefined =>
+    openPlantStore && ((args, env, io) => command(args, env, io, openPlantStore));
   return {
     serve: {
       summary: 'run the HTTP service (configured by the environment; see docs/operations.md)',

@@ -26,6 +26,14 @@ export type OpenPlantStore = (
   config: Config,
 ) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'check' | 'close'>>;
 
+/** A command over the configured storage's plant store. */
+export type StoreCommand = (
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  open: OpenPlantStore,
+) => Promise<number>;
+
 /** The check `export` and `backup` make first: a line naming the first problem, or nothing. */
 async function refuseDamaged(store: Pick<Storage, 'check'>): Promise<void> {
   const report = await store.check?.();
@@ -114,12 +122,7 @@ function progressMeter(io: Io, started: number) {
   };
 }
 
-export async function exportCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  open: OpenPlantStore,
-): Promise<number> {
+export const exportCommand: StoreCommand = async (args, env, io, open) => {
   const { values } = parseOptions({
     args,
     options: { tenant: { type: 'string', multiple: true }, output: { type: 'string' } },
@@ -188,16 +191,11 @@ export async function exportCommand(
   // The header and the end line are no plants.
   io.err(`plant-store: exported ${plants - 2} plants in ${seconds(started)}`);
   return EXIT.ok;
-}
+};
 
 const POLICIES: readonly ConflictPolicy[] = ['skip', 'fail', 'overwrite'];
 
-export async function importCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  open: OpenPlantStore,
-): Promise<number> {
+export const importCommand: StoreCommand = async (args, env, io, open) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -283,7 +281,7 @@ export async function importCommand(
     summary.refused === 0 &&
     (summary.conflicts === 0 || policy === 'skip');
   return whole ? EXIT.ok : EXIT.incomplete;
-}
+};
 
 /** The embedded store's file, as a data directory holds it. */
 const DATA_FILE = 'plants.mdb';
@@ -360,12 +358,7 @@ function lmdbConfig(env: NodeJS.ProcessEnv, refusal: (kind: string) => string) {
   return { ...config, storage: config.storage };
 }
 
-export async function backupCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  open: OpenPlantStore,
-): Promise<number> {
+export const backupCommand: StoreCommand = async (args, env, io, open) => {
   const { values } = parseOptions({
     args,
     options: { output: { type: 'string' }, compact: { type: 'boolean' } },
@@ -398,7 +391,7 @@ export async function backupCommand(
   }
   io.err(`plant-store: backed up the store to ${file} (${bytes} bytes) in ${seconds(started)}`);
   return EXIT.ok;
-}
+};
 
 export const CHECK_HELP = `Usage: plant-store check
 
@@ -413,12 +406,7 @@ Options:
 
 Exit codes: 0 the store is whole, 1 something is wrong (or the storage failed).`;
 
-export async function checkCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  open: OpenPlantStore,
-): Promise<number> {
+export const checkCommand: StoreCommand = async (args, env, io, open) => {
   parseOptions({ args, options: {} });
   const config = lmdbConfig(
     env,
@@ -439,4 +427,4 @@ export async function checkCommand(
   } finally {
     await store.close();
   }
-}
+};
