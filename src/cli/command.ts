@@ -102,11 +102,7 @@ export function printList<T>(
   else printTable(io, [header, ...records.map(row)]);
 }
 
-/**
- * The configuration of a command that acts on the store a server uses (tokens, webhooks, export,
- * import): refused, in one line, on the memory storage, which keeps everything inside the serving
- * process where no other process reaches it (and writes no file for one to share).
- */
+/** The configuration of a command on the store a server uses: refused on the memory storage. */
 export function sharedStorageConfig(env: NodeJS.ProcessEnv, what: string): Config {
   const config = loadConfig(env);
   if (config.storage.kind === 'memory') {

@@ -8,11 +8,9 @@ import { writeChunksAtomically } from '../adapters/transfer/atomic-file.js';
 import { UsageError } from './command.js';
 
 /**
- * Where an export goes: stdout (no `--output`, `-`, or a path to this process's stdout such as
- * /dev/stdout); straight into an existing target that is no regular file (a device such as
- * /dev/null, a FIFO), which keeps its kind; or a regular file (or none yet), replaced whole
- * through a temporary beside it. Decided before anything is read: a directory is refused. A link
- * is followed, so that the file it names is replaced and the link kept.
+ * Where an export goes: stdout (no `--output`, `-`, or this process's stdout by a path); straight
+ * into an existing target that is no regular file (/dev/null, a FIFO), which keeps its kind; or a
+ * regular file, replaced whole through a temporary (a link followed: the link is kept).
  */
 async function exportTarget(
   output: string | undefined,
@@ -76,9 +74,8 @@ export interface ExportOutput {
 }
 
 /**
- * Opens what `--output` names, before the store is read and before a signal is handled: a FIFO
- * waits here for its reader, and SIGTERM meanwhile ends the process as usual. A file target has
- * the temporaries of killed exports removed; its own is created as the writing starts.
+ * Opens what `--output` names, before the store is read and a signal is handled: a FIFO waits
+ * here for its reader, and SIGTERM meanwhile ends the process as usual.
  */
 export async function openExportOutput(output: string | undefined): Promise<ExportOutput> {
   const target = await exportTarget(output);
@@ -133,10 +130,9 @@ async function settledPath(path: string): Promise<string> {
 const STORE_FILES = ['plants.mdb', 'plants.mdb-lock', 'limits.mdb', 'limits.mdb-lock'];
 
 /**
- * Refuses (exit 2) an `--output` of `export` or `backup` that is in the embedded store's data
- * directory, or that is one of its files by another name (a hard or symbolic link): written
- * there, an export replaced `plants.mdb` whole with NDJSON (every plant, token and subscription
- * lost, exit 0), and a file of the directory's is the store's to manage.
+ * Refuses (exit 2) an `--output` of `export` or `backup` in the embedded store's data directory,
+ * or one of its files by another name (a link): an export there once replaced `plants.mdb` whole
+ * with NDJSON (every plant, token and subscription lost, exit 0).
  */
 export async function refuseDataDirOutput(output: string, dataDir: string): Promise<void> {
   if (output === '' || output === '-') return;

@@ -51,33 +51,24 @@ export function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
 }
 
 /**
- * The limits one of `workers` processes holds: each takes an equal share (rounded down) of the
- * per-address and per-network bounds, so that one client address holds at most the configured
- * bound over the whole instance, however the cluster spreads its connections. Every other limit
- * is per process (descriptors, memory and the output budget are each process's own). Throws when
- * a bound is smaller than the number of workers, which could not share it.
+ * The limits one of `workers` processes holds: an equal share (rounded down) of the per-address
+ * and per-network bounds, so that one client address holds at most the configured bound over the
+ * instance; every other limit is per process. Throws when a bound is smaller than `workers`.
  */
 export function workerShare(
   limits: Partial<HttpLimits> | undefined,
   workers: number,
 ): Partial<HttpLimits> {
-  const share = (bound: number, name: string) => {
+  const shared = { ...limits };
+  for (const [field, name] of HTTP_VARIABLES) {
+    if (field !== 'maxConnectionsPerAddress' && field !== 'maxConnectionsPerNetwork') continue;
+    const bound = limits?.[field] ?? DEFAULT_HTTP_LIMITS[field];
     if (bound < workers) {
       throw new ConfigError(
         `${name} (${bound}) must be at least the number of workers (${workers}): each worker holds an equal share of it`,
       );
     }
-    return Math.floor(bound / workers);
-  };
-  return {
-    ...limits,
-    maxConnectionsPerAddress: share(
-      limits?.maxConnectionsPerAddress ?? DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
-      'PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS',
-    ),
-    maxConnectionsPerNetwork: share(
-      limits?.maxConnectionsPerNetwork ?? DEFAULT_HTTP_LIMITS.maxConnectionsPerNetwork,
-      'PLANT_STORE_MAX_CONNECTIONS_PER_NETWORK',
-    ),
-  };
+    shared[field] = Math.floor(bound / workers);
+  }
+  return shared;
 }

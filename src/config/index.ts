@@ -73,7 +73,7 @@ export interface Config {
   /** The configured bearer tokens (PLANT_STORE_TOKENS). */
   staticTokens: StaticToken[];
   logLevel: LogLevel;
-  /** Requests a second per tenant (one-second windows, shared through the storage: the data directory, Redis or MongoDB; per process on memory); 0 turns limiting off. */
+  /** Requests a second per tenant (counted in the storage; per process on memory); 0: no limit. */
   rateLimit: number;
   /** How long a server trusts a managed token it looked up: the bound on revocation delay. */
   tokenCacheSeconds: number;
