@@ -6,6 +6,7 @@ import type { TokenAdministration } from '../ports/token-administration.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { SUBSCRIPTION_ID } from '../application/webhook-ids.js';
 import { DEFAULT_TOKEN_CACHE_SECONDS } from '../config/index.js';
+import { UNIT_MS } from '../config/parse.js';
 import {
   EXIT,
   iso,
@@ -59,15 +60,12 @@ Exits 3 when no token has this id.
 Options:
   -h, --help         show this help`;
 
-const DAY_MS = 86_400_000;
-const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: DAY_MS } as const;
-
 /** Reads `30d`, `12h`, `45m` or `90s` (up to ten years) as milliseconds, `never` as undefined. */
 function parseLifetime(text: string): number | undefined {
   if (text === 'never') return undefined;
   const match = /^([1-9][0-9]{0,6})([smhd])$/.exec(text);
   const ms = match ? Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS] : NaN;
-  if (!(ms <= 3650 * DAY_MS)) {
+  if (!(ms <= 3650 * UNIT_MS.d)) {
     throw new UsageError(
       `--expires-in must be a number of s, m, h or d up to 3650d, or never (got "${text}")`,
     );
