@@ -95,25 +95,17 @@ export async function resolveService(container: Container): Promise<Service> {
     const plants: PlantUseCases = tracer ? tracedUseCases(service, tracer) : service;
     const metrics = container.get(TYPES.Metrics, { optional: true });
     const logger = container.get(TYPES.Logger);
+    const { rateLimit, authFailureLimit, docs, accessLog, trustProxy, corsOrigins } = config;
     return {
       app: createHttpApp({
-        plants,
+        ...{ plants, logger, metrics, tracer, counts, rateLimit, authFailureLimit },
+        ...{ docs, accessLog, trustProxy, corsOrigins },
         tokenVerifier: container.get(TYPES.TokenVerifier),
         readiness: container.get(TYPES.ReadinessChecks),
-        logger,
-        rateLimit: config.rateLimit,
-        authFailureLimit: config.authFailureLimit,
         // Unbound: the storage's own connection, once it is open.
         limiterStore:
           container.get(TYPES.LimiterStore, { optional: true }) ??
           storage.opened.then((opened) => opened.limiterStore ?? IN_PROCESS),
-        docs: config.docs,
-        accessLog: config.accessLog,
-        metrics,
-        tracer,
-        counts,
-        trustProxy: config.trustProxy,
-        corsOrigins: config.corsOrigins,
         ...container.get(TYPES.HttpHostOptions),
       }),
       plants,
