@@ -102,11 +102,12 @@ const create: TokenCommand = async ({ tokenAdministration }, args, io) => {
   return EXIT.ok;
 };
 
+/** The options of `tokens list` and `webhooks list`. */
+const listOptions = (args: string[]) =>
+  parseOptions({ args, options: { tenant: { type: 'string' }, json: { type: 'boolean' } } }).values;
+
 const list: TokenCommand = async ({ tokenAdministration }, args, io) => {
-  const { values } = parseOptions({
-    args,
-    options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
-  });
+  const values = listOptions(args);
   if (values.tenant === '') throw new UsageError('--tenant must not be empty');
   const badTenant = values.tenant === undefined ? undefined : checkTenant(values.tenant);
   if (badTenant !== undefined) throw new UsageError(`--tenant ${badTenant}`);
@@ -212,10 +213,7 @@ const addWebhook: WebhookCommand = async ({ webhookAdministration }, args, io) =
 };
 
 const listWebhooks: WebhookCommand = async ({ webhookAdministration }, args, io) => {
-  const { values } = parseOptions({
-    args,
-    options: { tenant: { type: 'string' }, json: { type: 'boolean' } },
-  });
+  const values = listOptions(args);
   const subscriptions = (await webhookAdministration.list(values.tenant)).map(
     ({ secret: _secret, ...rest }) => rest,
   );
