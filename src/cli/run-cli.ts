@@ -158,11 +158,10 @@ Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad com
 3 token or webhook not found, 4 import did not take every plant, 130 / 143 / 129 export or
 import stopped by SIGINT / SIGTERM / SIGHUP, 141 stdout closed by its reader (| head).`;
 
-/** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
-function version(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
+// package.json sits two folders up from src/cli and dist/cli alike.
+const version = () =>
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    .version as string;
 
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
 const own = <T>(table: Record<string, T> | undefined, name: string) =>

@@ -363,9 +363,7 @@ export const backupCommand: StoreCommand = async (args, env, io, open) => {
     args,
     options: { output: { type: 'string' }, compact: { type: 'boolean' } },
   });
-  if (values.output === undefined || values.output === '') {
-    throw new UsageError('--output FILE|DIR is required');
-  }
+  if (!values.output) throw new UsageError('--output FILE|DIR is required');
   if (values.output === '-') {
     // Export's stdout; LMDB's copy goes to a file it makes (a file named "-" was made before).
     throw new UsageError(
