@@ -77,17 +77,9 @@ export const iso = (date: Date | undefined): string =>
 
 /** Prints rows of cells as aligned columns, two spaces apart. */
 export function printTable(io: Io, rows: string[][]): void {
-  const widths = rows[0]!.map((_, column) =>
-    Math.max(...rows.map((cells) => cells[column]!.length)),
-  );
-  for (const cells of rows) {
-    io.out(
-      cells
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
-  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  for (const cells of rows) io.out(line(cells).trimEnd());
 }
 
 /** Prints records as one JSON array, or as a table: the header, then a row each. */
