@@ -11,10 +11,7 @@ function checkOrigin(text: string): string {
   );
 }
 
-/**
- * PLANT_STORE_CORS_ORIGINS: the origins whose pages may call the service from a browser, `*` for
- * any; unset or empty, none (CORS off).
- */
+/** PLANT_STORE_CORS_ORIGINS: the origins whose pages may call the service, `*` any; unset: off. */
 export function parseCorsOrigins(text: string | undefined): '*' | string[] | undefined {
   const origins = parseList(text ?? '');
   if (origins.length === 0) return undefined;

@@ -6,10 +6,7 @@ import { parseInteger } from './parse.js';
 /** Descriptors kept for the stores' files and logs when connections are bounded. */
 const RESERVED_DESCRIPTORS = 128;
 
-/**
- * The default connection bound: 4096, or the open-file limit less what the process needs besides
- * connections when that is lower, so that connections alone cannot exhaust the descriptors.
- */
+/** The default connection bound: 4096, or the open-file limit less RESERVED_DESCRIPTORS if lower. */
 export function defaultMaxConnections(limits = '/proc/self/limits'): number {
   let text: string;
   try {
