@@ -7,16 +7,10 @@ import { ConfigError, loadConfig, type Config } from '../config/index.js';
 /** Exit codes scripts can rely on (docs/tokens.md, "Commands"). */
 export const EXIT = {
   ok: 0,
-  /** Configuration, storage or anything unexpected failed. */
-  failure: 1,
-  /** The command line is wrong: unknown command or option, bad value, missing tenant or scope. */
-  usage: 2,
-  /** `tokens revoke` found no token with that id. */
-  notFound: 3,
-  /** `import` did not take every plant: bad lines, a conflict under fail, quota, a file cut short. */
-  incomplete: 4,
-  /** `export` or `import` stopped by Ctrl-C (128 + SIGINT); SIGTERM gives 143, SIGHUP 129. */
-  interrupted: 130,
+  failure: 1, // configuration, storage or anything unexpected
+  usage: 2, // the command line: unknown command or option, bad value, missing tenant or scope
+  notFound: 3, // no token or webhook with that id
+  incomplete: 4, // import did not take every plant: bad lines, a conflict under fail, quota, cut short
 } as const;
 
 /** A refusal of the command line; the CLI prints its message and exits 2. */
@@ -32,7 +26,6 @@ export interface Io {
   progress?(line: string): void;
 }
 
-/** The process's stdout and stderr, a line at a time. */
 export const consoleIo: Io = {
   out: (line) => process.stdout.write(`${line}\n`),
   // A reason may quote a file, a server or a receiver: none may write a control sequence to the
@@ -84,17 +77,9 @@ export const iso = (date: Date | undefined): string =>
 
 /** Prints rows of cells as aligned columns, two spaces apart. */
 export function printTable(io: Io, rows: string[][]): void {
-  const widths = rows[0]!.map((_, column) =>
-    Math.max(...rows.map((cells) => cells[column]!.length)),
-  );
-  for (const cells of rows) {
-    io.out(
-      cells
-        .map((cell, i) => cell.padEnd(widths[i]!))
-        .join('  ')
-        .trimEnd(),
-    );
-  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((cells) => cells[i]!.length)));
+  const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i]!)).join('  ');
+  for (const cells of rows) io.out(line(cells).trimEnd());
 }
 
 /** Prints records as one JSON array, or as a table: the header, then a row each. */
@@ -109,11 +94,7 @@ export function printList<T>(
   else printTable(io, [header, ...records.map(row)]);
 }
 
-/**
- * The configuration of a command that acts on the store a server uses (tokens, webhooks, export,
- * import): refused, in one line, on the memory storage, which keeps everything inside the serving
- * process where no other process reaches it (and writes no file for one to share).
- */
+/** The configuration of a command on the store a server uses: refused on the memory storage. */
 export function sharedStorageConfig(env: NodeJS.ProcessEnv, what: string): Config {
   const config = loadConfig(env);
   if (config.storage.kind === 'memory') {

@@ -56,17 +56,12 @@ export function configCommand(
         (applies(variable, env) ? '' : ` (not used: only with ${variable.with})`),
     ];
   });
-  const known = new Set(VARIABLES.map(({ name }) => name));
-  const unknown = Object.keys(env).filter(
-    (name) => name.startsWith('PLANT_STORE_') && !known.has(name),
-  );
-  rows.push(
-    ...unknown.map((name) => [
-      name,
-      'set',
-      `${fromFile.has(name) ? 'env file' : 'environment'} (not a plant-store variable)`,
-    ]),
-  );
+  for (const name of Object.keys(env)) {
+    if (!name.startsWith('PLANT_STORE_') || VARIABLES.some((known) => known.name === name))
+      continue;
+    const from = fromFile.has(name) ? 'env file' : 'environment';
+    rows.push([name, 'set', `${from} (not a plant-store variable)`]);
+  }
   printTable(io, rows);
   return EXIT.ok;
 }

@@ -1,25 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import { constants, fstat, type Stats } from 'node:fs';
-import { lstat, open, readdir, realpath, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { constants, fstat } from 'node:fs';
+import { lstat, open, readdir, realpath, stat, unlink } from 'node:fs/promises';
 import { once } from 'node:events';
 import { basename, dirname, join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { writeChunksAtomically } from '../adapters/transfer/atomic-file.js';
 import { UsageError } from './command.js';
 
 /**
- * Where an export goes: stdout (no `--output`, `-`, or a path to this process's stdout such as
- * /dev/stdout); straight into an existing target that is no regular file (a device such as
- * /dev/null, a FIFO), which keeps its kind; or a regular file (or none yet), replaced whole
- * through a temporary beside it.
+ * Where an export goes: stdout (no `--output`, `-`, or this process's stdout by a path); straight
+ * into an existing target that is no regular file (/dev/null, a FIFO), which keeps its kind; or a
+ * regular file, replaced whole through a temporary (a link followed: the link is kept).
  */
-export type ExportTarget =
-  { kind: 'stdout' } | { kind: 'stream'; path: string } | { kind: 'file'; path: string };
-
-/**
- * The target `--output` names, decided before anything is read: a directory is refused. A link
- * is followed, so that the file it names is replaced and the link kept.
- */
-async function exportTarget(output: string | undefined): Promise<ExportTarget> {
+async function exportTarget(
+  output: string | undefined,
+): Promise<{ kind: 'stdout' } | { kind: 'stream' | 'file'; path: string }> {
   if (output === undefined || output === '-') return { kind: 'stdout' };
   if (output === '') throw new UsageError('--output must name a file');
   const stats = await stat(output).catch((error: NodeJS.ErrnoException) => {
@@ -32,23 +27,11 @@ async function exportTarget(output: string | undefined): Promise<ExportTarget> {
   }
   // This process's own stdout (/dev/stdout, /proc/self/fd/1), whatever it is: a socket cannot be
   // opened again by path, and a file the shell opened (`>>`) keeps its mode and position.
-  const stdout = await fstatStdout();
-  if (stdout !== undefined && stdout.dev === stats.dev && stdout.ino === stats.ino) {
-    return { kind: 'stdout' };
-  }
+  const stdout = await promisify(fstat)(1).catch(() => undefined);
+  if (stdout?.dev === stats.dev && stdout.ino === stats.ino) return { kind: 'stdout' };
   if (stats.isFile()) return { kind: 'file', path: await realpath(output) };
   return { kind: 'stream', path: output };
 }
-
-const fstatStdout = (): Promise<Stats | undefined> =>
-  new Promise((resolve) => fstat(1, (error, stats) => resolve(error ? undefined : stats)));
-
-// `<file>.<pid>.<24 hex digits>.tmp`: the pid of the run that writes it, so that a later run can
-// tell a temporary whose writer was killed (SIGKILL, a second Ctrl-C) from one still being written.
-const temporaryName = (path: string): string =>
-  `${path}.${process.pid}.${randomBytes(12).toString('hex')}.tmp`;
-
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Whether the process is gone: only ESRCH says so (EPERM is a live process of another user). */
 function gone(pid: number): boolean {
@@ -64,14 +47,16 @@ function gone(pid: number): boolean {
 
 /**
  * Removes the temporaries an earlier export to `path` left when it was killed: only names of
- * exactly that pattern, regular files (never a link), owned by this user, whose writer is gone.
+ * exactly that pattern (`<file>.<pid>.<24 hex digits>.tmp`, the pid of the run that wrote it),
+ * regular files (never a link), owned by this user, whose writer is gone.
  */
 async function removeStaleTemporaries(path: string): Promise<void> {
   const directory = dirname(path);
-  const pattern = new RegExp(`^${escapeRegExp(basename(path))}\\.(\\d+)\\.[0-9a-f]{24}\\.tmp$`);
+  const file = basename(path);
   for (const name of await readdir(directory).catch(() => [])) {
-    const pid = pattern.exec(name)?.[1];
-    if (pid === undefined || !gone(Number(pid))) continue;
+    const pid =
+      name.startsWith(file) && /^\.(\d+)\.[0-9a-f]{24}\.tmp$/.exec(name.slice(file.length))?.[1];
+    if (!pid || !gone(Number(pid))) continue;
     const candidate = join(directory, name);
     const stats = await lstat(candidate).catch(() => undefined);
     if (!stats?.isFile() || stats.uid !== process.getuid?.()) continue;
@@ -82,27 +67,15 @@ async function removeStaleTemporaries(path: string): Promise<void> {
 
 /** An export's output, open: where the chunks go, and how to release it. */
 export interface ExportOutput {
-  readonly target: ExportTarget;
+  readonly target: Awaited<ReturnType<typeof exportTarget>>;
   /** Writes the chunks; `signal` aborting between two chunks stops it (a file keeps its content). */
   write(chunks: AsyncIterable<string>, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
-async function writeHandle(
-  handle: FileHandle,
-  chunks: AsyncIterable<string>,
-  signal: AbortSignal,
-): Promise<void> {
-  for await (const chunk of chunks) {
-    signal.throwIfAborted();
-    await handle.write(chunk);
-  }
-}
-
 /**
- * Opens what `--output` names, before the store is read and before a signal is handled: a FIFO
- * waits here for its reader, and SIGTERM meanwhile ends the process as usual. A file target has
- * the temporaries of killed exports removed; its own is created as the writing starts.
+ * Opens what `--output` names, before the store is read and a signal is handled: a FIFO waits
+ * here for its reader, and SIGTERM meanwhile ends the process as usual.
  */
 export async function openExportOutput(output: string | undefined): Promise<ExportOutput> {
   const target = await exportTarget(output);
@@ -117,20 +90,27 @@ export async function openExportOutput(output: string | undefined): Promise<Expo
       close: async () => {},
     };
   }
+  const { path } = target;
   if (target.kind === 'stream') {
     // No O_CREAT, no O_TRUNC: the target exists and keeps its kind.
-    const handle = await open(target.path, constants.O_WRONLY | constants.O_NOCTTY);
+    const handle = await open(path, constants.O_WRONLY | constants.O_NOCTTY);
     return {
       target,
-      write: (chunks, signal) => writeHandle(handle, chunks, signal),
+      write: async (chunks, signal) => {
+        for await (const chunk of chunks) {
+          signal.throwIfAborted();
+          await handle.write(chunk);
+        }
+      },
       close: () => handle.close(),
     };
   }
-  await removeStaleTemporaries(target.path);
+  await removeStaleTemporaries(path);
+  // The temporary carries this run's pid: a later run tells a killed writer's from a live one's.
+  const temporary = `${path}.${process.pid}.${randomBytes(12).toString('hex')}.tmp`;
   return {
     target,
-    write: (chunks, signal) =>
-      writeChunksAtomically(target.path, chunks, signal, temporaryName(target.path)),
+    write: (chunks, signal) => writeChunksAtomically(path, chunks, signal, temporary),
     close: async () => {},
   };
 }
@@ -150,10 +130,9 @@ async function settledPath(path: string): Promise<string> {
 const STORE_FILES = ['plants.mdb', 'plants.mdb-lock', 'limits.mdb', 'limits.mdb-lock'];
 
 /**
- * Refuses (exit 2) an `--output` of `export` or `backup` that is in the embedded store's data
- * directory, or that is one of its files by another name (a hard or symbolic link): written
- * there, an export replaced `plants.mdb` whole with NDJSON (every plant, token and subscription
- * lost, exit 0), and a file of the directory's is the store's to manage.
+ * Refuses (exit 2) an `--output` of `export` or `backup` in the embedded store's data directory,
+ * or one of its files by another name (a link): an export there once replaced `plants.mdb` whole
+ * with NDJSON (every plant, token and subscription lost, exit 0).
  */
 export async function refuseDataDirOutput(output: string, dataDir: string): Promise<void> {
   if (output === '' || output === '-') return;

@@ -6,25 +6,30 @@ import { WebhookRequestError } from '../domain/webhook.js';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { oneOf } from '../config/parse.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
-import { BACKUP_HELP, backupCommand, CHECK_HELP, checkCommand } from './lmdb-commands.js';
-import { type Command, EXIT, type Io, onSharedStorage, UsageError } from './command.js';
-import { TOKEN_COMMANDS, TOKENS_HELP, type OpenTokens } from './token-commands.js';
+import { type Command, EXIT, type Io, onSharedStorage, type Run, UsageError } from './command.js';
 import {
+  type OpenTokens,
+  type OpenWebhooks,
+  TOKEN_COMMANDS,
+  TOKENS_HELP,
+  WEBHOOK_COMMANDS,
+  WEBHOOKS_HELP,
+} from './administration-commands.js';
+import {
+  BACKUP_HELP,
+  backupCommand,
+  CHECK_HELP,
+  checkCommand,
   EXPORT_HELP,
   exportCommand,
   IMPORT_HELP,
   importCommand,
   type OpenPlantStore,
+  type StoreCommand,
 } from './transfer-commands.js';
-import { WEBHOOK_COMMANDS, WEBHOOKS_HELP, type OpenWebhooks } from './webhook-commands.js';
 import { applyEnvFile, CONFIG_HELP, configCommand } from './config-command.js';
 
 export { consoleIo } from './command.js';
-
-/** How `serve` runs besides the configuration: worker processes (node:cluster), or one process. */
-export interface ServeOptions {
-  workers?: number;
-}
 
 const SERVE_HELP = `Usage: plant-store serve [--workers N|auto]
 
@@ -50,7 +55,7 @@ function parseWorkers(value = ''): number {
 async function serveCommand(
   args: string[],
   env: NodeJS.ProcessEnv,
-  serve: (config: Config, options: ServeOptions) => Promise<unknown>,
+  serve: CliApplication['serve'],
 ): Promise<number> {
   let workers: number | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -72,7 +77,7 @@ async function serveCommand(
 /** What the command line drives; the composition supplies it (src/cli.ts). */
 export interface CliApplication {
   /** Runs the service (in worker processes when asked); resolves once it listens, rejects when it cannot start. */
-  serve(config: Config, options: ServeOptions): Promise<unknown>;
+  serve(config: Config, options: { workers?: number }): Promise<unknown>;
   openTokenAdministration: OpenTokens;
   /** Absent: no `webhooks` command. */
   openWebhookAdministration?: OpenWebhooks;
@@ -81,10 +86,7 @@ export interface CliApplication {
 }
 
 /** A command of `plant-store --help`'s list: its line there, and the commands under it if any. */
-interface TopCommand extends Command {
-  summary: string;
-  commands?: Record<string, Command> | undefined;
-}
+type TopCommand = Command & { summary: string; commands?: Record<string, Command> | undefined };
 
 /** Every command, in the order the help lists them (a new command is one entry here). */
 function commandsOf(
@@ -92,6 +94,8 @@ function commandsOf(
   fromFile: ReadonlySet<string> = new Set(),
 ): Record<string, TopCommand> {
   const { openWebhookAdministration, openPlantStore } = app;
+  const overStore = (command: StoreCommand): Run | undefined =>
+    openPlantStore && ((args, env, io) => command(args, env, io, openPlantStore));
   return {
     serve: {
       summary: 'run the HTTP service (configured by the environment; see docs/operations.md)',
@@ -113,22 +117,22 @@ function commandsOf(
     export: {
       summary: 'write every plant as NDJSON, to stdout or a file (docs/operations.md)',
       help: EXPORT_HELP,
-      run: openPlantStore && ((args, env, io) => exportCommand(args, env, io, openPlantStore)),
+      run: overStore(exportCommand),
     },
     import: {
       summary: 'read an export into the configured storage',
       help: IMPORT_HELP,
-      run: openPlantStore && ((args, env, io) => importCommand(args, env, io, openPlantStore)),
+      run: overStore(importCommand),
     },
     backup: {
       summary: 'copy the embedded store (lmdb) to a file while it serves',
       help: BACKUP_HELP,
-      run: openPlantStore && ((args, env, io) => backupCommand(args, env, io, openPlantStore)),
+      run: overStore(backupCommand),
     },
     check: {
       summary: 'read the whole embedded store (lmdb) and say what is wrong in it',
       help: CHECK_HELP,
-      run: openPlantStore && ((args, env, io) => checkCommand(args, env, io, openPlantStore)),
+      run: overStore(checkCommand),
     },
     config: {
       summary: 'print the effective configuration and where each value came from',
@@ -154,20 +158,16 @@ Exit codes: 0 success, 1 failure (configuration, storage, unexpected), 2 bad com
 3 token or webhook not found, 4 import did not take every plant, 130 / 143 / 129 export or
 import stopped by SIGINT / SIGTERM / SIGHUP, 141 stdout closed by its reader (| head).`;
 
-/** The package's version: package.json sits two folders up from src/cli and dist/cli alike. */
-function version(): string {
-  const url = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
-}
+// package.json sits two folders up from src/cli and dist/cli alike.
+const version = () =>
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))
+    .version as string;
 
 const wantsHelp = (args: readonly string[]) => args.includes('--help') || args.includes('-h');
 const own = <T>(table: Record<string, T> | undefined, name: string) =>
   table !== undefined && Object.hasOwn(table, name) ? table[name] : undefined;
 
-function print(io: Io, text: string): number {
-  io.out(text);
-  return EXIT.ok;
-}
+const print = (io: Io, text: string): number => (io.out(text), EXIT.ok);
 
 /** Runs one command line; resolves its exit code (`serve` resolves once the server serves: its storage open). */
 export async function runCli(
@@ -176,16 +176,13 @@ export async function runCli(
   io: Io,
   application: CliApplication,
 ): Promise<number> {
-  let line;
-  try {
-    line = applyEnvFile(commandLine, env);
-  } catch (error) {
-    return failure(error, io, '', false);
-  }
-  const [name, ...args] = line.argv;
-  const commands = commandsOf(application, line.fromFile);
+  let name: string | undefined;
   let usage = ''; // the command whose help a refusal points to
   try {
+    const { argv, fromFile } = applyEnvFile(commandLine, env);
+    const commands = commandsOf(application, fromFile);
+    const [first, ...args] = argv;
+    name = first;
     if (name === '--version' || name === '-v') return print(io, version());
     if (name === '--help' || name === '-h' || name === 'help') return print(io, helpOf(commands));
     if (name === undefined) {
@@ -212,13 +209,9 @@ export async function runCli(
   }
 }
 
-/**
- * Prints the command's help if asked (it needs no configuration and opens no storage), or runs it.
- * A command without `run` (tokens, webhooks) comes here only for its help.
- */
-async function helpOrRun({ help, run }: Command, args: string[], env: NodeJS.ProcessEnv, io: Io) {
-  return wantsHelp(args) ? print(io, help) : run!(args, env, io);
-}
+/** The help if asked (no configuration read, no storage opened), or the run (tokens and webhooks have none: they come for their help only). */
+const helpOrRun = async ({ help, run }: Command, args: string[], env: NodeJS.ProcessEnv, io: Io) =>
+  wantsHelp(args) ? print(io, help) : run!(args, env, io);
 
 /** Prints why the command line failed; resolves its exit code. */
 function failure(error: unknown, io: Io, usage: string, starting: boolean): number {

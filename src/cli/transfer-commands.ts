@@ -1,6 +1,8 @@
+// export and import (every storage), backup and check (the embedded store's own).
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { chmod, link, mkdtemp, open as openFile, rm, stat } from 'node:fs/promises';
 import { constants as osConstants } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { isPlantError } from '../domain/errors.js';
 import { checkTenant } from '../domain/tenant.js';
 import type { PlantSnapshot } from '../ports/plant-store.js';
@@ -19,13 +21,21 @@ import { readLines } from '../adapters/transfer/ndjson-lines.js';
 import { openExportOutput, refuseDataDirOutput } from './export-output.js';
 import { EXIT, type Io, parseOptions, sharedStorageConfig, UsageError } from './command.js';
 
-/** Opens the configured storage's plant store, its snapshots and backup where it has them, and how to release it (src/composition). */
+/** Opens the configured storage's plant store, its snapshots, check and backup where it has them. */
 export type OpenPlantStore = (
   config: Config,
 ) => Promise<Pick<Storage, 'plants' | 'snapshot' | 'backup' | 'check' | 'close'>>;
 
+/** A command over the configured storage's plant store. */
+export type StoreCommand = (
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  io: Io,
+  open: OpenPlantStore,
+) => Promise<number>;
+
 /** The check `export` and `backup` make first: a line naming the first problem, or nothing. */
-export async function refuseDamaged(store: Pick<Storage, 'check'>): Promise<void> {
+async function refuseDamaged(store: Pick<Storage, 'check'>): Promise<void> {
   const report = await store.check?.();
   if (report === undefined || report.problems.length === 0) return;
   const more = report.problems.length > 1 ? ` (and ${report.problems.length - 1} more)` : '';
@@ -33,7 +43,6 @@ export async function refuseDamaged(store: Pick<Storage, 'check'>): Promise<void
     `the store is damaged: ${report.problems[0]}${more}; run plant-store check, and restore a backup or an export`,
   );
 }
-
 export const EXPORT_HELP = `Usage: plant-store export [--tenant T ...] [--output FILE]
 
 Writes every plant of the configured storage (lmdb, redis or mongodb; not memory) as NDJSON,
@@ -77,25 +86,22 @@ const MAX_PRINTED_PROBLEMS = 100;
 
 const seconds = (since: number): string => `${((performance.now() - since) / 1000).toFixed(1)} s`;
 
-/** The signals that stop an export or import: Ctrl-C, and what cron, systemd or Kubernetes send. */
-const STOPPING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-
 /**
- * Stops the work between batches on the first SIGINT, SIGTERM or SIGHUP; a second one ends the
- * process as usual. `exitCode` is 128 + the signal's number, as a shell reports a signal's end.
+ * Stops the work between batches on the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (what cron,
+ * systemd or Kubernetes send); a second one ends the process as usual. `exitCode` is 128 + the
+ * signal's number, as a shell reports a signal's end.
  */
 function interruptible(): { signal: AbortSignal; exitCode(): number; release(): void } {
   const controller = new AbortController();
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
   let received: NodeJS.Signals = 'SIGINT';
-  const release = (): void => {
-    for (const name of STOPPING_SIGNALS) process.removeListener(name, onSignal);
-  };
+  const release = () => signals.forEach((name) => process.removeListener(name, onSignal));
   function onSignal(name: NodeJS.Signals): void {
     received = name;
     controller.abort();
     release();
   }
-  for (const name of STOPPING_SIGNALS) process.on(name, onSignal);
+  signals.forEach((name) => process.on(name, onSignal));
   return {
     signal: controller.signal,
     exitCode: () => 128 + osConstants.signals[received],
@@ -103,7 +109,7 @@ function interruptible(): { signal: AbortSignal; exitCode(): number; release(): 
   };
 }
 
-/** Calls `show` at most once a second with the count and rate so far. */
+/** Shows the count and rate so far (and the time left when known) at most once a second. */
 function progressMeter(io: Io, started: number) {
   let shown = 0;
   return (verb: string, count: number, fraction?: number): void => {
@@ -111,21 +117,12 @@ function progressMeter(io: Io, started: number) {
     if (io.progress === undefined || now - shown < 1000) return;
     shown = now;
     const elapsed = (now - started) / 1000;
-    const rate = Math.round(count / elapsed);
-    const left =
-      fraction !== undefined && fraction > 0
-        ? `, ${Math.round((elapsed * (1 - fraction)) / fraction)} s left`
-        : '';
-    io.progress(`${verb} ${count} plants, ${rate}/s${left}`);
+    const left = fraction ? `, ${Math.round((elapsed * (1 - fraction)) / fraction)} s left` : '';
+    io.progress(`${verb} ${count} plants, ${Math.round(count / elapsed)}/s${left}`);
   };
 }
 
-export async function exportCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  open: OpenPlantStore,
-): Promise<number> {
+export const exportCommand: StoreCommand = async (args, env, io, open) => {
   const { values } = parseOptions({
     args,
     options: { tenant: { type: 'string', multiple: true }, output: { type: 'string' } },
@@ -140,20 +137,15 @@ export async function exportCommand(
   }
   // Before anything is read: a directory is refused, a device or FIFO opened.
   const output = await openExportOutput(values.output);
-  let store: Awaited<ReturnType<OpenPlantStore>>;
-  try {
-    store = await open(config);
-  } catch (error) {
+  const store = await open(config).catch(async (error: unknown) => {
     await output.close();
     throw error;
-  }
-  try {
-    // Before a line is written: a damaged store would be exported as if whole.
-    await refuseDamaged(store);
-  } catch (error) {
+  });
+  // Before a line is written: a damaged store would be exported as if whole.
+  await refuseDamaged(store).catch(async (error: unknown) => {
     await Promise.all([output.close(), store.close()]);
     throw error;
-  }
+  });
   const started = performance.now();
   const meter = progressMeter(io, started);
   const { signal, exitCode, release } = interruptible();
@@ -182,10 +174,11 @@ export async function exportCommand(
     await output.write(chunks(), signal);
   } catch (error) {
     if (!signal.aborted) throw error;
+    const { kind } = output.target;
     io.err(
-      output.target.kind === 'file'
+      kind === 'file'
         ? `plant-store: export interrupted; ${values.output} was not written`
-        : `plant-store: export interrupted; what ${output.target.kind === 'stdout' ? 'stdout' : values.output} got has no end line, so import refuses it as cut short`,
+        : `plant-store: export interrupted; what ${kind === 'stdout' ? 'stdout' : values.output} got has no end line, so import refuses it as cut short`,
     );
     return exitCode();
   } finally {
@@ -198,16 +191,11 @@ export async function exportCommand(
   // The header and the end line are no plants.
   io.err(`plant-store: exported ${plants - 2} plants in ${seconds(started)}`);
   return EXIT.ok;
-}
+};
 
 const POLICIES: readonly ConflictPolicy[] = ['skip', 'fail', 'overwrite'];
 
-export async function importCommand(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  io: Io,
-  open: OpenPlantStore,
-): Promise<number> {
+export const importCommand: StoreCommand = async (args, env, io, open) => {
   const { values } = parseOptions({
     args,
     options: {
@@ -257,13 +245,11 @@ export async function importCommand(
       io.err(`plant-store: ${error.message}; nothing was imported`);
       return EXIT.incomplete;
     }
-    if (isPlantError(error)) {
-      io.err(
-        `plant-store: ${error.message} after ${done} plants were imported or found present; rerun the import to finish`,
-      );
-      return EXIT.failure;
-    }
-    throw error;
+    if (!isPlantError(error)) throw error;
+    io.err(
+      `plant-store: ${error.message} after ${done} plants were imported or found present; rerun the import to finish`,
+    );
+    return EXIT.failure;
   } finally {
     release();
     io.progress?.('');
@@ -278,22 +264,165 @@ export async function importCommand(
       `${summary.replaced} replaced, ${summary.conflicts} conflicts, ${summary.refused} refused for quota, ` +
       `${summary.errors} bad lines, in ${seconds(started)}; no webhook event recorded`,
   );
-  if (summary.stopped === 'interrupted') {
+  const { stopped } = summary;
+  if (stopped === 'interrupted') {
     io.err('plant-store: import interrupted between batches; rerun it to finish');
     return exitCode();
   }
-  if (summary.stopped === 'conflict')
-    io.err('plant-store: stopped at a conflict (--on-conflict fail)');
-  if (summary.stopped === 'errors')
-    io.err(`plant-store: stopped after more than ${maxErrors} bad lines`);
-  if (!summary.complete && summary.stopped === undefined) {
+  if (stopped === 'conflict') io.err('plant-store: stopped at a conflict (--on-conflict fail)');
+  if (stopped === 'errors') io.err(`plant-store: stopped after more than ${maxErrors} bad lines`);
+  if (!summary.complete && stopped === undefined) {
     io.err('plant-store: the file ends without its end line: it was cut short');
   }
   const whole =
     summary.complete &&
-    summary.stopped === undefined &&
+    stopped === undefined &&
     summary.errors === 0 &&
     summary.refused === 0 &&
     (summary.conflicts === 0 || policy === 'skip');
   return whole ? EXIT.ok : EXIT.incomplete;
+};
+
+/** The embedded store's file, as a data directory holds it. */
+const DATA_FILE = 'plants.mdb';
+
+export const BACKUP_HELP = `Usage: plant-store backup --output FILE|DIR [--compact]
+
+Copies the embedded store (lmdb, the default storage) to a new file while servers go on using it:
+the copy is the store at one instant, holding every write acknowledged before the backup began.
+An existing DIR receives DIR/${DATA_FILE}. The copy is written beside FILE under a temporary name,
+made 0600 (it holds token digests and webhook secrets), flushed and then named FILE, so FILE is
+whole or absent; an existing FILE is never overwritten. The copy is a file: - (stdout) is refused.
+A store that fails plant-store check is refused, in one line.
+
+Restore (docs/operations.md, "Backups"): stop every process on the data directory, move its
+${DATA_FILE} and ${DATA_FILE}-lock away, put the copy there as ${DATA_FILE}, start.
+
+Redis and MongoDB are refused: they have their own tools (redis-cli --rdb, or BGSAVE and a copy of
+dump.rdb; mongodump). \`plant-store export\` works on every storage.
+
+Options:
+  --output FILE|DIR  where the copy goes (required)
+  --compact          leave the store's free pages out: a smaller copy, taken more slowly
+  -h, --help         show this help
+
+Exit codes: 0 done, 1 storage or file failed, 2 bad command line or FILE exists.`;
+
+/** FILE, or DIR/plants.mdb for an existing directory; refused when it exists already. */
+async function backupFile(output: string): Promise<string> {
+  const found = await stat(output).catch(() => undefined);
+  const file = found?.isDirectory() ? join(output, DATA_FILE) : output;
+  if (found?.isDirectory() ? await stat(file).catch(() => undefined) : found) {
+    throw new UsageError(`${file} exists; a backup writes a new file`);
+  }
+  return resolve(file);
 }
+
+/**
+ * The copy into a directory of our own beside `file` (made 0700), flushed, made 0600 and linked
+ * as `file`: no one reads it half-written or before its mode is set, and a file made meanwhile
+ * under that name is kept (EEXIST).
+ */
+async function writeCopy(
+  copy: (path: string, compact: boolean) => Promise<void>,
+  file: string,
+  compact: boolean,
+): Promise<number> {
+  const staging = await mkdtemp(join(dirname(file), '.plant-store-backup-'));
+  try {
+    const staged = join(staging, DATA_FILE);
+    await copy(staged, compact);
+    await chmod(staged, 0o600);
+    const handle = await openFile(staged, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await link(staged, file).catch((error: NodeJS.ErrnoException) => {
+      // Made meanwhile by someone else: kept, as one there before is (exit 2 too).
+      if (error.code === 'EEXIST')
+        throw new UsageError(`${file} exists; a backup writes a new file`);
+      throw error;
+    });
+    return (await stat(file)).size;
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The configuration, refused (`refusal`) unless the storage is the embedded store. */
+function lmdbConfig(env: NodeJS.ProcessEnv, refusal: (kind: string) => string) {
+  const config = sharedStorageConfig(env, 'plants');
+  if (config.storage.kind !== 'lmdb') throw new ConfigError(refusal(config.storage.kind));
+  return { ...config, storage: config.storage };
+}
+
+export const backupCommand: StoreCommand = async (args, env, io, open) => {
+  const { values } = parseOptions({
+    args,
+    options: { output: { type: 'string' }, compact: { type: 'boolean' } },
+  });
+  if (!values.output) throw new UsageError('--output FILE|DIR is required');
+  if (values.output === '-') {
+    // Export's stdout; LMDB's copy goes to a file it makes (a file named "-" was made before).
+    throw new UsageError(
+      '--output - (stdout) cannot take a backup, which LMDB writes to a file: name a file or a directory (plant-store export writes to stdout)',
+    );
+  }
+  const config = lmdbConfig(
+    env,
+    (kind) =>
+      `backup copies the embedded store (lmdb) only; back PLANT_STORE_STORAGE=${kind} up with ${kind === 'redis' ? 'redis-cli --rdb FILE, or BGSAVE and a copy of dump.rdb' : 'mongodump'}, or use plant-store export`,
+  );
+  await refuseDataDirOutput(values.output, config.storage.dataDir);
+  const file = await backupFile(values.output);
+  const started = performance.now();
+  const store = await open(config);
+  let bytes: number;
+  try {
+    // A copy of damaged pages is a damaged backup.
+    await refuseDamaged(store);
+    bytes = await writeCopy(store.backup!, file, values.compact === true);
+  } finally {
+    await store.close();
+  }
+  io.err(`plant-store: backed up the store to ${file} (${bytes} bytes) in ${seconds(started)}`);
+  return EXIT.ok;
+};
+
+export const CHECK_HELP = `Usage: plant-store check
+
+Reads the whole embedded store (lmdb, the default storage) in one read transaction, while servers
+go on using it, and says what is wrong, one line each: pages LMDB's own checks refuse, plant
+entries it cannot read, tenants whose plants disagree with their counts. export and backup make
+the same check first and refuse a store that fails it. A store that fails: restore a backup or an
+export (docs/operations.md, "Backing up a running instance on the default storage").
+
+Options:
+  -h, --help  show this help
+
+Exit codes: 0 the store is whole, 1 something is wrong (or the storage failed).`;
+
+export const checkCommand: StoreCommand = async (args, env, io, open) => {
+  parseOptions({ args, options: {} });
+  const config = lmdbConfig(
+    env,
+    (kind) =>
+      `check reads the embedded store (lmdb) only; PLANT_STORE_STORAGE=${kind} has its own tools`,
+  );
+  const store = await open(config);
+  try {
+    const report = await store.check!();
+    for (const problem of report.problems) io.err(`plant-store: ${problem}`);
+    const found = `${report.plants} plants in ${report.tenants} tenants`;
+    if (report.problems.length > 0) {
+      io.err(`plant-store: ${config.storage.dataDir} is damaged (read ${found})`);
+      return EXIT.failure;
+    }
+    io.err(`plant-store: ${config.storage.dataDir} checked: ${found}, nothing wrong`);
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+};

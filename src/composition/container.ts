@@ -6,11 +6,8 @@ import { JwtTokenVerifier } from '../adapters/auth/jwt-token-verifier.js';
 import { ManagedTokenVerifier } from '../adapters/auth/managed-token-verifier.js';
 import { StaticTokenVerifier } from '../adapters/auth/static-token-verifier.js';
 import { IN_PROCESS } from '../adapters/limits/limiter-store.js';
-import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import { activeTracer, tracedUseCases } from '../adapters/telemetry/tracing.js';
 import { PlantService } from '../application/plant-service.js';
-import { TokenAdministrator } from '../application/token-administrator.js';
-import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import type { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import type { Logger } from '../ports/logger.js';
 import type { PlantStore } from '../ports/plant-store.js';
@@ -19,7 +16,7 @@ import type { TokenAdministration } from '../ports/token-administration.js';
 import type { TokenStore } from '../ports/token-store.js';
 import type { WebhookAdministration } from '../ports/webhook-administration.js';
 import { TYPES } from './identifiers.js';
-import { OWN_PARTS, serviceModule } from './modules.js';
+import { administrations, OWN_PARTS, serviceModule } from './modules.js';
 
 // The type `buildContainer` returns and `buildService`'s `configure` receives, re-exported so that
 // an embedder types its code without a dependency on inversify of its own.
@@ -27,34 +24,27 @@ export type { Container };
 
 /** The service, resolved from its container: what a host program uses. */
 export interface Service {
-  /** The HTTP interface: mount `app.callback()` on a node:http server, or the app in a host Koa app. */
+  /** Mount `app.callback()` on a node:http server, or the app in a host Koa app. */
   app: HttpApp;
-  /** The core's use cases, for callers without HTTP. */
+  /** The use cases, for callers without HTTP. */
   plants: PlantUseCases;
-  /** Issue, list and revoke managed tokens in the service's token store. */
   tokenAdministration: TokenAdministration;
-  /** Add, list, remove, rotate, enable and disable webhook subscriptions (docs/webhooks.md). */
   webhookAdministration: WebhookAdministration;
   /** The plant store behind the use cases (observed). */
   plantStore: PlantStore;
   logger: Logger;
-  /** The Prometheus metrics; undefined when PLANT_STORE_METRICS is off. */
+  /** Undefined when PLANT_STORE_METRICS is off. */
   metrics: ServiceMetrics | undefined;
   /** Resolves once the storage is open; rejects with why it cannot be (the service is then closed). */
   readonly opened: Promise<void>;
   /** Starts delivering webhooks from the storage's outbox once it is open (`serve` does). */
   startDelivery(): Promise<void>;
-  /** Requests received and not answered yet. */
   requestsInFlight(): number;
   /** Stops delivery and closes the storage the service opened (bound stores stay the caller's). */
   close(): Promise<void>;
 }
 
-/**
- * The service's container: one module per concern, each port bound to its adapter for `config`.
- * An embedder may `rebind` any identifier of TYPES (its own store, logger, verifier, metrics
- * registry, ...) before `resolveService`. Nothing connects or starts until then.
- */
+/** The service's container for `config`: rebind any identifier of TYPES before `resolveService`. */
 export function buildContainer(
   config: Config,
   { onLockLost }: { onLockLost?: (line: string) => void } = {},
@@ -81,9 +71,8 @@ export function buildContainer(
 }
 
 /**
- * Resolves the service from its container at once, its storage opening in the background (waiting
- * up to PLANT_STORE_STARTUP_TIMEOUT for a store that is not up yet): until it is open, the stores
- * answer 503, so that a host can serve /healthz while start-up waits (`plant-store serve`).
+ * Resolves the service at once, its storage opening in the background (up to
+ * PLANT_STORE_STARTUP_TIMEOUT); until then its stores answer 503, and a host serves /healthz.
  */
 export async function resolveService(container: Container): Promise<Service> {
   const { config, storage, delivery, counts } = container.get(OWN_PARTS);
@@ -104,38 +93,24 @@ export async function resolveService(container: Container): Promise<Service> {
     // A span per use case when a tracer is registered.
     const plants: PlantUseCases = tracer ? tracedUseCases(service, tracer) : service;
     const metrics = container.get(TYPES.Metrics, { optional: true });
-    const { allowPrivate } = config.webhooks;
+    const logger = container.get(TYPES.Logger);
+    const { rateLimit, authFailureLimit, docs, accessLog, trustProxy, corsOrigins } = config;
     return {
       app: createHttpApp({
-        plants,
+        ...{ plants, logger, metrics, tracer, counts, rateLimit, authFailureLimit },
+        ...{ docs, accessLog, trustProxy, corsOrigins },
         tokenVerifier: container.get(TYPES.TokenVerifier),
         readiness: container.get(TYPES.ReadinessChecks),
-        logger: container.get(TYPES.Logger),
-        rateLimit: config.rateLimit,
-        authFailureLimit: config.authFailureLimit,
         // Unbound: the storage's own connection, once it is open.
         limiterStore:
           container.get(TYPES.LimiterStore, { optional: true }) ??
           storage.opened.then((opened) => opened.limiterStore ?? IN_PROCESS),
-        docs: config.docs,
-        accessLog: config.accessLog,
-        metrics,
-        tracer,
-        counts,
-        trustProxy: config.trustProxy,
-        corsOrigins: config.corsOrigins,
         ...container.get(TYPES.HttpHostOptions),
       }),
       plants,
-      tokenAdministration: new TokenAdministrator(
-        container.get(TYPES.TokenStore),
-        container.get(TYPES.Clock),
-      ),
-      webhookAdministration: new WebhookAdministrator(storage.webhooks, (url) =>
-        checkReceiverUrl(url, allowPrivate),
-      ),
+      ...administrations(container),
       plantStore,
-      logger: container.get(TYPES.Logger),
+      logger,
       metrics,
       opened,
       startDelivery: async () => delivery.start(await storage.opened),
@@ -154,10 +129,7 @@ export async function resolveService(container: Container): Promise<Service> {
   }
 }
 
-/**
- * The service for `config`, resolved once its storage is open (so that a bad URL fails here, not
- * at the first request). `configure` may rebind ports of the container first.
- */
+/** The service, resolved once its storage is open (a bad URL fails here); `configure` may rebind first. */
 export async function buildService(
   config: Config,
   configure?: (container: Container) => void,

@@ -2,10 +2,10 @@
 // once. Its lines go to stderr, as every human line does: stdout holds only JSON log lines.
 import { randomBytes } from 'node:crypto';
 import type { Scope } from '../domain/caller.js';
+import { isTokenActive } from '../domain/managed-token.js';
 import type { Config } from '../config/index.js';
 import type { TokenStore } from '../ports/token-store.js';
 import { MANAGED_TOKEN_PREFIX, tokenDigest } from '../application/token-format.js';
-import { isTokenActive } from '../domain/managed-token.js';
 
 const TENANT = 'default';
 const SCOPES: Scope[] = ['plants:read', 'plants:write', 'metrics:read'];
@@ -21,11 +21,7 @@ const announce = (token: string, kept: boolean): void =>
     `  export TOKEN=${token}`,
   );
 
-/**
- * Whether this start has no token of its own configured (no static token, no JWT issuer): a
- * service that takes JWTs has its callers already, and a token minted beside them would be one
- * nobody asked for.
- */
+// A service that takes JWTs has its callers already: a token minted beside them is one nobody asked for.
 const wanted = (config: Config): boolean =>
   config.staticTokens.length === 0 && config.jwt === undefined;
 
@@ -42,14 +38,10 @@ const assignment = (name: string, value: string): string =>
   /^[a-z+]+:\/\/[^/@]*:[^/@]*@/i.test(value) ? `${name}="$${name}"` : `${name}=${value}`;
 
 /**
- * Once the storage is open, by the first process of an instance (`first`; every worker of a
- * cluster for the embedded store's token):
- * - lmdb with no token configured keeps a managed development token: issued when the store holds
- *   no token yet (of workers starting at once, the one whose create wins prints it) and printed
- *   then only; later starts say it is there. Only its digest is stored.
- * - lmdb with tokens configured, over a store holding that token: says it still works.
- * - redis and mongodb get none (every replica would issue one): with no active managed token,
- *   the command that issues one on this very store.
+ * Once the storage is open. lmdb keeps a managed development token, issued (and printed) when the
+ * store holds no token (of workers starting at once, the one whose create wins); later starts of
+ * the `first` process say it still works. redis and mongodb get none (every replica would issue
+ * one): with no active managed token, the command that issues one on this very store.
  */
 export async function developmentToken(
   config: Config,
@@ -80,12 +72,11 @@ export async function developmentToken(
   if ((await tokens.list()).some((token) => isTokenActive(token, now))) return;
   const where =
     storage.kind === 'redis'
-      ? [
-          assignment('REDIS_URL', storage.url),
-          ...(storage.prefix === undefined
+      ? [assignment('REDIS_URL', storage.url)].concat(
+          storage.prefix === undefined
             ? []
-            : [assignment('PLANT_STORE_REDIS_PREFIX', storage.prefix)]),
-        ]
+            : assignment('PLANT_STORE_REDIS_PREFIX', storage.prefix),
+        )
       : [assignment('MONGODB_URL', storage.url)];
   say(
     `plant-store: no token can reach this service yet (no PLANT_STORE_TOKENS, no JWT issuer, no managed token in ${storage.kind}); issue one:`,

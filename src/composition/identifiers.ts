@@ -12,11 +12,7 @@ import type { TokenVerifier } from '../ports/token-verifier.js';
 
 const id = <T>(name: string): ServiceIdentifier<T> => Symbol(`plant-store ${name}`);
 
-/**
- * The seams of the service's container, by typed identifier: what an embedder `rebind`s before
- * resolving the service, each one in docs/embedding.md's table with what replacing it changes.
- * The service's own parts (the storage as it opens, delivery, counts) are no seam and not here.
- */
+/** The seams an embedder `rebind`s before resolving the service (docs/embedding.md's table). */
 export const TYPES = {
   /** Structured logging (pino's shape): the access log and every line of the library. */
   Logger: id<Logger>('Logger'),
@@ -32,16 +28,10 @@ export const TYPES = {
   PlantEvents: id<PlantEvents>('PlantEvents'),
   /** What GET /readyz asks, each check named in its `failing`: the plant and token stores by default. */
   ReadinessChecks: id<readonly ReadinessCheck[]>('ReadinessChecks'),
-  /**
-   * Opens the storage technology when the service is resolved (plant and token stores, webhook
-   * subscriptions and outbox, the connection it lends the limits): the configured one by default.
-   */
+  /** Opens the storage (its stores, the connection it lends the limits) as the service resolves. */
   StorageOpener:
     id<(signal: AbortSignal, outages: OutageReporters) => Promise<OpenedStorage>>('StorageOpener'),
-  /**
-   * Where the tenant rate limit and the failed-authentication budget count. Unbound by default:
-   * then the opened storage's own connection (in process for one that lends none).
-   */
+  /** Where the rate limit and failure budget count; unbound: the opened storage's connection. */
   LimiterStore: id<LimiterStore>('LimiterStore'),
   /** Where metrics are registered (a host's registry, a prefix); bound only when metrics are on. */
   MetricsOptions: id<MetricsOptions>('MetricsOptions'),

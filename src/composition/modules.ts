@@ -1,8 +1,12 @@
-// The container's default bindings for a configuration: each seam of TYPES (identifiers.ts), and
-// the service's own parts under a private identifier. The token verifier is bound in
-// container.ts, so that the CLI's administration commands, which load this module, load no
-// verifier.
-import { ContainerModule, type ResolutionContext, type ServiceIdentifier } from 'inversify';
+// The container's default bindings: each seam of TYPES, and the service's own parts under a
+// private identifier. The token verifier is bound in container.ts: the CLI's administration
+// commands, which load this module, load no verifier.
+import {
+  type Container,
+  ContainerModule,
+  type ResolutionContext,
+  type ServiceIdentifier,
+} from 'inversify';
 import type { Config } from '../config/index.js';
 import type { OpenedStorage } from '../adapters/limits/limiter-store.js';
 import type { RequestCounts } from '../adapters/http/request-observer.js';
@@ -12,10 +16,13 @@ import { StartingStorage } from '../adapters/storage/starting-storage.js';
 import { observedStore } from '../adapters/telemetry/observed-store.js';
 import { ServiceMetrics } from '../adapters/telemetry/service-metrics.js';
 import { activeTracer } from '../adapters/telemetry/tracing.js';
+import { checkReceiverUrl } from '../adapters/webhooks/address-policy.js';
 import { WebhookDelivery } from '../adapters/webhooks/webhook-delivery.js';
+import { TokenAdministrator } from '../application/token-administrator.js';
+import { WebhookAdministrator } from '../application/webhook-administrator.js';
 import type { Logger } from '../ports/logger.js';
-import { PLANT_STORE_METHODS, type PlantStore } from '../ports/plant-store.js';
-import { TOKEN_STORE_METHODS, type TokenStore } from '../ports/token-store.js';
+import { PLANT_STORE_METHODS } from '../ports/plant-store.js';
+import { TOKEN_STORE_METHODS } from '../ports/token-store.js';
 import { TYPES } from './identifiers.js';
 import { openStorage } from './open-storage.js';
 
@@ -34,41 +41,17 @@ export interface OwnParts {
 
 export const OWN_PARTS: ServiceIdentifier<OwnParts> = Symbol('plant-store own parts');
 
-/** Metrics when bound, the tracer when registered, and the outage reporter of a store. */
-function observers(
-  context: ResolutionContext,
-  config: Config,
-  store: object,
-  part: 'plants' | 'tokens',
-) {
-  const { storage, outages } = context.get(OWN_PARTS);
-  // A store an embedder bound is labelled `custom`: its technology is not the configured one.
-  const adapter = store === storage[part] ? config.storage.kind : 'custom';
-  const metrics = context.get(TYPES.Metrics, { optional: true });
-  return { adapter, metrics, tracer: activeTracer(), outages: outages[part] };
-}
-
 /**
- * The logger (pino on stdout at LOG_LEVEL), the clock, metrics (unless PLANT_STORE_METRICS is
- * off), the storage PLANT_STORE_STORAGE names (a server's driver is loaded only when chosen), its
- * plant and token stores (whatever is bound to them timed, traced and reported on by
- * observed-store.ts), what /readyz asks, and who hears of a recorded event (webhook delivery).
- * Nothing connects until the service is resolved. `notice`: where the opener's lines for the
- * operator go (default: the logger).
+ * The defaults of TYPES for `config`; nothing connects until the service is resolved. Whatever is
+ * bound to the plant and token stores is observed (observed-store.ts). `notice`: where the
+ * opener's lines for the operator go (default: the logger).
  */
 export const serviceModule = (
   config: Config,
-  {
-    counts = { inFlight: 0 },
-    notice,
-    onLockLost,
-  }: {
-    counts?: RequestCounts;
-    notice?: (line: string) => void;
-    onLockLost?: (line: string) => void;
-  },
+  { notice, onLockLost }: { notice?: (line: string) => void; onLockLost?: (line: string) => void },
 ): ContainerModule =>
   new ContainerModule(({ bind, onActivation }) => {
+    const counts: RequestCounts = { inFlight: 0 };
     bind(TYPES.Logger).toResolvedValue(() => createLogger(config.logLevel));
     bind(TYPES.Clock).toConstantValue(() => new Date());
     bind(TYPES.HttpHostOptions).toConstantValue({});
@@ -103,11 +86,19 @@ export const serviceModule = (
     );
     bind(TYPES.PlantStore).toResolvedValue(({ storage }) => storage.plants, [OWN_PARTS]);
     bind(TYPES.TokenStore).toResolvedValue(({ storage }) => storage.tokens, [OWN_PARTS]);
-    onActivation(TYPES.PlantStore, (context, store: PlantStore) =>
-      observedStore(store, PLANT_STORE_METHODS, observers(context, config, store, 'plants')),
+    // Metrics when bound, the tracer when registered, and the store's outage reporter; a store an
+    // embedder bound is labelled `custom`: its technology is not the configured one.
+    const observers = (context: ResolutionContext, store: object, part: 'plants' | 'tokens') => {
+      const { storage, outages } = context.get<OwnParts>(OWN_PARTS);
+      const adapter = store === storage[part] ? config.storage.kind : 'custom';
+      const metrics = context.get(TYPES.Metrics, { optional: true });
+      return { adapter, metrics, tracer: activeTracer(), outages: outages[part] };
+    };
+    onActivation(TYPES.PlantStore, (context, store) =>
+      observedStore(store, PLANT_STORE_METHODS, observers(context, store, 'plants')),
     );
-    onActivation(TYPES.TokenStore, (context, store: TokenStore) =>
-      observedStore(store, TOKEN_STORE_METHODS, observers(context, config, store, 'tokens')),
+    onActivation(TYPES.TokenStore, (context, store) =>
+      observedStore(store, TOKEN_STORE_METHODS, observers(context, store, 'tokens')),
     );
     // The stores bound (an embedder's too); an embedder rebinds the list to add or drop a check.
     bind(TYPES.ReadinessChecks).toResolvedValue(
@@ -119,6 +110,20 @@ export const serviceModule = (
     );
     bind(TYPES.PlantEvents).toResolvedValue(({ delivery }) => delivery, [OWN_PARTS]);
   });
+
+/** The administrations over the bound token store and the storage's webhook subscriptions. */
+export function administrations(container: Container) {
+  const { config, storage } = container.get(OWN_PARTS);
+  return {
+    tokenAdministration: new TokenAdministrator(
+      container.get(TYPES.TokenStore),
+      container.get(TYPES.Clock),
+    ),
+    webhookAdministration: new WebhookAdministrator(storage.webhooks, (url) =>
+      checkReceiverUrl(url, config.webhooks.allowPrivate),
+    ),
+  };
+}
 
 /** What the executables do when the store's lock file is lost: one line, then exit 1 (not a signal). */
 export function endProcess(line: string): never {

@@ -3,12 +3,7 @@ import { parseList } from './parse.js';
 
 /** An origin as browsers send it in `Origin`: `scheme://host[:port]`, lower case, no default port. */
 function checkOrigin(text: string): string {
-  let origin: string | undefined;
-  try {
-    origin = new URL(text).origin;
-  } catch {
-    origin = undefined;
-  }
+  const origin = URL.canParse(text) ? new URL(text).origin : undefined;
   if (origin === text) return text;
   const hint = origin === undefined || origin === 'null' ? '' : `; did you mean ${origin}?`;
   throw new ConfigError(
@@ -16,10 +11,7 @@ function checkOrigin(text: string): string {
   );
 }
 
-/**
- * PLANT_STORE_CORS_ORIGINS: the origins whose pages may call the service from a browser, `*` for
- * any; unset or empty, none (CORS off).
- */
+/** PLANT_STORE_CORS_ORIGINS: the origins whose pages may call the service, `*` any; unset: off. */
 export function parseCorsOrigins(text: string | undefined): '*' | string[] | undefined {
   const origins = parseList(text ?? '');
   if (origins.length === 0) return undefined;

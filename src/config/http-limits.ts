@@ -6,10 +6,7 @@ import { parseInteger } from './parse.js';
 /** Descriptors kept for the stores' files and logs when connections are bounded. */
 const RESERVED_DESCRIPTORS = 128;
 
-/**
- * The default connection bound: 4096, or the open-file limit less what the process needs besides
- * connections when that is lower, so that connections alone cannot exhaust the descriptors.
- */
+/** The default connection bound: 4096, or the open-file limit less RESERVED_DESCRIPTORS if lower. */
 export function defaultMaxConnections(limits = '/proc/self/limits'): number {
   let text: string;
   try {
@@ -23,7 +20,7 @@ export function defaultMaxConnections(limits = '/proc/self/limits'): number {
     : DEFAULT_HTTP_LIMITS.maxConnections;
 }
 
-const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
+export const HTTP_VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
   ['headersTimeoutMs', 'PLANT_STORE_HEADERS_TIMEOUT_MS', 1, 600_000],
   ['requestTimeoutMs', 'PLANT_STORE_REQUEST_TIMEOUT_MS', 1, 3_600_000],
   ['keepAliveTimeoutMs', 'PLANT_STORE_KEEP_ALIVE_TIMEOUT_MS', 1, 600_000],
@@ -39,7 +36,7 @@ const VARIABLES: readonly [keyof HttpLimits, string, number, number][] = [
 /** Reads the HTTP server's limits (PLANT_STORE_*_TIMEOUT_MS and the connection bounds). */
 export function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, maxConnections: defaultMaxConnections() };
-  for (const [field, name, min, max] of VARIABLES) {
+  for (const [field, name, min, max] of HTTP_VARIABLES) {
     limits[field] = parseInteger(env, name, limits[field], min, max);
   }
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
@@ -51,33 +48,24 @@ export function parseHttpLimits(env: NodeJS.ProcessEnv): HttpLimits {
 }
 
 /**
- * The limits one of `workers` processes holds: each takes an equal share (rounded down) of the
- * per-address and per-network bounds, so that one client address holds at most the configured
- * bound over the whole instance, however the cluster spreads its connections. Every other limit
- * is per process (descriptors, memory and the output budget are each process's own). Throws when
- * a bound is smaller than the number of workers, which could not share it.
+ * The limits one of `workers` processes holds: an equal share (rounded down) of the per-address
+ * and per-network bounds, so that one client address holds at most the configured bound over the
+ * instance; every other limit is per process. Throws when a bound is smaller than `workers`.
  */
 export function workerShare(
   limits: Partial<HttpLimits> | undefined,
   workers: number,
 ): Partial<HttpLimits> {
-  const share = (bound: number, name: string) => {
+  const shared = { ...limits };
+  for (const [field, name] of HTTP_VARIABLES) {
+    if (field !== 'maxConnectionsPerAddress' && field !== 'maxConnectionsPerNetwork') continue;
+    const bound = limits?.[field] ?? DEFAULT_HTTP_LIMITS[field];
     if (bound < workers) {
       throw new ConfigError(
         `${name} (${bound}) must be at least the number of workers (${workers}): each worker holds an equal share of it`,
       );
     }
-    return Math.floor(bound / workers);
-  };
-  return {
-    ...limits,
-    maxConnectionsPerAddress: share(
-      limits?.maxConnectionsPerAddress ?? DEFAULT_HTTP_LIMITS.maxConnectionsPerAddress,
-      'PLANT_STORE_MAX_CONNECTIONS_PER_ADDRESS',
-    ),
-    maxConnectionsPerNetwork: share(
-      limits?.maxConnectionsPerNetwork ?? DEFAULT_HTTP_LIMITS.maxConnectionsPerNetwork,
-      'PLANT_STORE_MAX_CONNECTIONS_PER_NETWORK',
-    ),
-  };
+    shared[field] = Math.floor(bound / workers);
+  }
+  return shared;
 }

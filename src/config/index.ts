@@ -1,23 +1,69 @@
-import { LOG_LEVELS, type LogLevel } from '../adapters/logger.js';
-import type { HttpLimits } from '../adapters/http/server/http-server.js';
-import type { WebhookConfig } from '../adapters/webhooks/webhook-config.js';
-import { loadWebhookConfig } from './webhooks.js';
+import { isScope } from '../domain/caller.js';
+import { checkTenant } from '../domain/tenant.js';
+import type { StaticToken } from '../adapters/auth/static-token-verifier.js';
 import { ConfigError } from '../adapters/config-error.js';
+import type { HttpLimits } from '../adapters/http/server/http-server.js';
+import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
+import { LOG_LEVELS, type LogLevel } from '../adapters/logger.js';
+import type { WebhookConfig } from '../adapters/webhooks/webhook-config.js';
+import { parseCorsOrigins } from './cors.js';
 import { parseHttpLimits } from './http-limits.js';
 import { parseJwt, type JwtConfig } from './jwt.js';
 import { parseInteger, parseSwitch } from './parse.js';
 import { parseStorage, type StorageOptions } from './storage.js';
 import { parseTrustProxy } from './trust-proxy.js';
-import { parseCorsOrigins } from './cors.js';
-import type { TrustProxy } from '../adapters/http/trusted-proxy.js';
-import { DEFAULT_TOKEN_CACHE_SECONDS, parseStaticTokens, type StaticToken } from './tokens.js';
+import { loadWebhookConfig } from './webhooks.js';
 
-export { ConfigError } from '../adapters/config-error.js';
-export type { JwtConfig } from './jwt.js';
-export type { StorageOptions, StorageOptionsOf, StorageKind } from './storage.js';
-export { DEFAULT_TOKEN_CACHE_SECONDS, type StaticToken } from './tokens.js';
+export { ConfigError };
+export type { JwtConfig, LogLevel, StaticToken, StorageOptions };
+export type { StorageOptionsOf, StorageKind } from './storage.js';
 
-export type { LogLevel };
+/** How long a server trusts a managed token it looked up, unless PLANT_STORE_TOKEN_CACHE_SECONDS says otherwise. */
+export const DEFAULT_TOKEN_CACHE_SECONDS = 5;
+
+// RFC 6750 b64token.
+const TOKEN_CHARACTERS = /^[A-Za-z0-9\-._~+/]+=*$/;
+const MIN_TOKEN_LENGTH = 16;
+const SHAPE = 'PLANT_STORE_TOKENS must be a JSON array of {"token", "tenant", "scopes"}';
+
+/** Reads PLANT_STORE_TOKENS: a JSON array of distinct tokens, each with its tenant and scopes. */
+function parseStaticTokens(text: string | undefined): StaticToken[] {
+  if (text === undefined || text.trim() === '') return [];
+  let entries: unknown;
+  try {
+    entries = JSON.parse(text);
+  } catch {
+    throw new ConfigError(SHAPE);
+  }
+  if (!Array.isArray(entries)) throw new ConfigError(SHAPE);
+  const seen = new Set<string>();
+  return entries.map((entry: unknown, index): StaticToken => {
+    const where = `PLANT_STORE_TOKENS[${index}]`;
+    const { token, tenant, scopes } = (entry ?? {}) as Record<string, unknown>;
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new ConfigError(`${where} must be an object with token, tenant and scopes`);
+    }
+    if (
+      typeof token !== 'string' ||
+      token.length < MIN_TOKEN_LENGTH ||
+      !TOKEN_CHARACTERS.test(token)
+    ) {
+      throw new ConfigError(
+        `${where}.token must be at least ${MIN_TOKEN_LENGTH} characters of A-Z a-z 0-9 - . _ ~ + / (then optional =)`,
+      );
+    }
+    if (seen.has(token)) throw new ConfigError(`${where}.token repeats an earlier entry's token`);
+    seen.add(token);
+    const badTenant = checkTenant(tenant);
+    if (badTenant !== undefined) throw new ConfigError(`${where}.tenant ${badTenant}`);
+    if (!Array.isArray(scopes) || !scopes.every(isScope)) {
+      throw new ConfigError(
+        `${where}.scopes must be an array of "plants:read", "plants:write" and "metrics:read"`,
+      );
+    }
+    return { token, tenant: tenant as string, scopes: [...new Set(scopes)] };
+  });
+}
 
 /** Everything the service reads from its environment, checked, defaults applied. */
 export interface Config {
@@ -27,7 +73,7 @@ export interface Config {
   /** The configured bearer tokens (PLANT_STORE_TOKENS). */
   staticTokens: StaticToken[];
   logLevel: LogLevel;
-  /** Requests a second per tenant (one-second windows, shared through the storage: the data directory, Redis or MongoDB; per process on memory); 0 turns limiting off. */
+  /** Requests a second per tenant (counted in the storage; per process on memory); 0: no limit. */
   rateLimit: number;
   /** How long a server trusts a managed token it looked up: the bound on revocation delay. */
   tokenCacheSeconds: number;
@@ -55,13 +101,8 @@ export interface Config {
   webhooks: WebhookConfig;
 }
 
-/** How `loadConfig` reads its environment. */
 export interface LoadConfigOptions {
-  /**
-   * For a host that embeds the service: LOG_LEVEL, PORT and HOST, which are the host's own (the
-   * library uses them only for its default logger and for `serve`), are not read; they take their
-   * defaults (info, 8080, 127.0.0.1). Every other variable is the library's and is read as usual.
-   */
+  /** For a host that embeds the service: LOG_LEVEL, PORT and HOST are the host's, not read. */
   embedded?: boolean;
 }
 

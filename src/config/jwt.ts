@@ -11,19 +11,15 @@ const JWT_ALGORITHMS = 'RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 ES512 Ed
 
 export type { JwtConfig };
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 function parseJwksUrl(text: string): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
+  if (!URL.canParse(text)) {
     throw new ConfigError(`PLANT_STORE_JWT_JWKS_URL must be an absolute URL (got "${text}")`);
   }
+  const url = new URL(text);
   // Keys fetched over plain HTTP could be swapped on the way; loopback is allowed for development.
   if (
     url.protocol !== 'https:' &&
-    !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))
+    !(url.protocol === 'http:' && ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname))
   ) {
     throw new ConfigError('PLANT_STORE_JWT_JWKS_URL must use https (http only on loopback)');
   }

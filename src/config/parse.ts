@@ -1,5 +1,8 @@
 import { ConfigError } from '../adapters/config-error.js';
 
+/** Milliseconds per unit of a duration such as `250ms`, `5s` or `30d`. */
+export const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
 /** The whole number variable `name` holds, or `fallback` when it is unset or empty. */
 export function parseInteger(
   env: NodeJS.ProcessEnv,

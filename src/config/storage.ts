@@ -3,8 +3,6 @@ import type {
   StorageOptions,
   StorageOptionsOf,
 } from '../adapters/storage/storage-options.js';
-import { DEFAULT_MAX_PLANTS_PER_TENANT } from '../domain/plant-quota.js';
-import { DEFAULT_HEAP_LIMIT_PERCENT } from '../adapters/storage/memory/heap-guard.js';
 import { parseRedisUrl, RedisUrlError } from '../adapters/storage/redis/redis-url.js';
 import { ConfigError } from '../adapters/config-error.js';
 import { oneOf, parseInteger } from './parse.js';
@@ -31,17 +29,14 @@ function parseRedis(env: NodeJS.ProcessEnv): StorageOptionsOf<'redis'> {
 
 // One reader per technology: a kind added to StorageOptions does not compile until it has one.
 const READERS: { [K in StorageKind]: (env: NodeJS.ProcessEnv) => StorageOptionsOf<K> } = {
-  memory: (env) => {
-    if (!env.PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT) return { kind: 'memory' };
-    const heapLimitPercent = parseInteger(
-      env,
-      'PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT',
-      DEFAULT_HEAP_LIMIT_PERCENT,
-      10,
-      95,
-    );
-    return { kind: 'memory', heapLimitPercent };
-  },
+  // Unset stays absent (also below): the stores apply the documented default themselves.
+  memory: (env) =>
+    env.PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT
+      ? {
+          kind: 'memory',
+          heapLimitPercent: parseInteger(env, 'PLANT_STORE_MEMORY_HEAP_LIMIT_PERCENT', 0, 10, 95),
+        }
+      : { kind: 'memory' },
   redis: parseRedis,
   mongodb: (env) => ({
     kind: 'mongodb',
@@ -54,7 +49,7 @@ const DURABILITIES = ['flush', 'commit-only'] as const;
 
 /** PLANT_STORE_DATA_DIR (default `.plant-store` under the working directory) and PLANT_STORE_DURABILITY. */
 function parseLmdb(env: NodeJS.ProcessEnv): StorageOptionsOf<'lmdb'> {
-  const dataDir = resolve(env.PLANT_STORE_DATA_DIR || DEFAULT_DATA_DIR);
+  const dataDir = resolve(env.PLANT_STORE_DATA_DIR || '.plant-store');
   const durability = env.PLANT_STORE_DURABILITY;
   if (!durability) return { kind: 'lmdb', dataDir };
   if (!(DURABILITIES as readonly string[]).includes(durability)) {
@@ -65,9 +60,6 @@ function parseLmdb(env: NodeJS.ProcessEnv): StorageOptionsOf<'lmdb'> {
   return { kind: 'lmdb', dataDir, durability: durability as (typeof DURABILITIES)[number] };
 }
 
-/** Where the embedded store keeps its files unless PLANT_STORE_DATA_DIR says otherwise. */
-const DEFAULT_DATA_DIR = '.plant-store';
-
 /** Reads PLANT_STORE_STORAGE (default lmdb, the durable embedded store) and the variables of the technology it names. */
 export function parseStorage(env: NodeJS.ProcessEnv): StorageOptions {
   const kind = env.PLANT_STORE_STORAGE || 'lmdb';
@@ -76,14 +68,7 @@ export function parseStorage(env: NodeJS.ProcessEnv): StorageOptions {
     throw new ConfigError(`PLANT_STORE_STORAGE must be ${kinds} (got "${kind}")`);
   }
   const storage = READERS[kind as StorageKind](env);
-  // Unset stays absent: the stores apply the documented default themselves.
   if (!env.PLANT_STORE_MAX_PLANTS_PER_TENANT) return storage;
-  const maxPlantsPerTenant = parseInteger(
-    env,
-    'PLANT_STORE_MAX_PLANTS_PER_TENANT',
-    DEFAULT_MAX_PLANTS_PER_TENANT,
-    0,
-    Number.MAX_SAFE_INTEGER,
-  );
-  return { ...storage, maxPlantsPerTenant };
+  const max = parseInteger(env, 'PLANT_STORE_MAX_PLANTS_PER_TENANT', 0, 0, Number.MAX_SAFE_INTEGER);
+  return { ...storage, maxPlantsPerTenant: max };
 }

@@ -1,5 +1,7 @@
 // Every variable loadConfig reads, once: `plant-store config` lists them, and tests check the list
 // against what loadConfig reads, its defaults against loadConfig's, and docs/operations.md.
+import { DEFAULT_HTTP_LIMITS } from '../adapters/http/server/http-server.js';
+import { HTTP_VARIABLES } from './http-limits.js';
 
 /** A variable of the service's configuration. */
 export interface Variable {
@@ -52,17 +54,8 @@ export const VARIABLES: readonly Variable[] = [
   { name: 'PLANT_STORE_JWT_ALGORITHMS', default: 'RS256,ES256', with: 'jwt' },
   { name: 'PLANT_STORE_JWT_TENANT_CLAIM', default: 'tenant', with: 'jwt' },
   { name: 'PLANT_STORE_JWT_CLOCK_TOLERANCE', default: '30', with: 'jwt' },
-  own('HEADERS_TIMEOUT_MS', '10000'),
-  own('REQUEST_TIMEOUT_MS', '30000'),
-  own('KEEP_ALIVE_TIMEOUT_MS', '5000'),
-  own('IDLE_TIMEOUT_MS', '30000'),
-  own('SEND_TIMEOUT_MS', '30000'),
-  own('MAX_BUFFERED_OUTPUT_BYTES', '67108864'),
-  // Lower when the open-file limit less 128 is lower.
-  own('MAX_CONNECTIONS', '4096'),
-  own('MAX_CONNECTIONS_PER_ADDRESS', '128'),
-  own('MAX_CONNECTIONS_PER_NETWORK', '512'),
-  own('LISTEN_BACKLOG', '2048'),
+  // MAX_CONNECTIONS is lower when the open-file limit less 128 is lower.
+  ...HTTP_VARIABLES.map(([field, name]) => ({ name, default: String(DEFAULT_HTTP_LIMITS[field]) })),
   own('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
   own('WEBHOOK_DISABLE_AFTER', '5d'),
   own('WEBHOOK_TIMEOUT', '10s'),

@@ -4,9 +4,7 @@ import {
   DEFAULT_WEBHOOK_CONFIG as DEFAULTS,
   type WebhookConfig,
 } from '../adapters/webhooks/webhook-config.js';
-import { parseInteger } from './parse.js';
-
-const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+import { parseInteger, UNIT_MS } from './parse.js';
 
 /** Reads `250ms`, `5s`, `30m`, `2h`, `5d`; throws a ConfigError naming the variable otherwise. */
 function parseDuration(name: string, text: string): number {
