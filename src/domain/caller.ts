@@ -21,7 +21,6 @@ export const OPERATION_SCOPES = {
   readMetrics: 'metrics:read',
 } as const satisfies Record<string, Scope>;
 
-/** Throws an `insufficient-scope` PlantError unless the caller holds the scope. */
 export function requireScope(caller: Caller, scope: Scope): void {
   if (!caller.scopes.includes(scope)) {
     throw new PlantError('insufficient-scope', `this operation needs the scope ${scope}`, scope);

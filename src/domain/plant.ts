@@ -6,9 +6,8 @@ import { codePoints, hasUnsafeCharacter } from './tenant.js';
 export type Plant = { name: string; tag?: string | undefined };
 
 /**
- * A plant to create, as typed callers pass it: `id` is a bigint, or a number when it is a safe
- * integer; an undefined tag is no tag (so a `string | undefined` fits under
- * exactOptionalPropertyTypes). `createPlant` still checks it at run time, for callers without types.
+ * A plant to create, as typed callers pass it: `id` a bigint, or a number when a safe integer; an
+ * undefined tag is no tag (exactOptionalPropertyTypes). `createPlant` checks it at run time too.
  */
 export type NewPlant = { id: PlantId | number; name: string; tag?: string | undefined };
 
@@ -21,6 +20,9 @@ export const TAG_MAX = 64;
 /** Whitelists the fields a caller may see. */
 export const toPlant = (plant: StoredPlant): Plant =>
   plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
+
+const invalid = (field: string, rule: string): PlantError =>
+  new PlantError('invalid-plant', `${field} ${rule}`);
 
 function checkText(field: string, value: unknown, min: number, max: number): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
@@ -37,9 +39,6 @@ function checkText(field: string, value: unknown, min: number, max: number): str
   }
   return value;
 }
-
-const invalid = (field: string, rule: string): PlantError =>
-  new PlantError('invalid-plant', `${field} ${rule}`);
 
 /** The id as a bigint; a number only when it is a safe integer, since a larger one is already rounded. */
 function checkId(rawId: unknown): PlantId {
@@ -59,10 +58,7 @@ function checkId(rawId: unknown): PlantId {
   return rawId;
 }
 
-/**
- * Checks a candidate plant field by field and returns only the known fields. Takes `unknown`, so
- * that untyped callers (parsed JSON, plain JavaScript) get the same refusals as typed ones.
- */
+/** Checks a candidate plant field by field, keeping only known fields; `unknown`, for untyped callers. */
 export function parseNewPlant(candidate: unknown): StoredPlant {
   if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
     throw new PlantError('invalid-plant', 'a plant must be an object with id and name');
@@ -83,9 +79,8 @@ export const samePlant = (a: StoredPlant, b: StoredPlant): boolean =>
 export const MAX_FILTER_TAGS = 20;
 
 /**
- * A list's tag filter as the core takes it: undefined (no filter), or 1 to MAX_FILTER_TAGS tags,
- * each a tag a plant could hold (0 to TAG_MAX characters, the empty tag included); resolves them
- * distinct and sorted. Throws `invalid-query` otherwise.
+ * A list's tag filter: undefined (none), or 1 to MAX_FILTER_TAGS tags a plant could hold (the
+ * empty tag included), resolved distinct and sorted. Throws `invalid-query` otherwise.
  */
 export function checkTagFilter(tags: unknown): string[] | undefined {
   if (tags === undefined) return undefined;

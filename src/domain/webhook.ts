@@ -11,9 +11,8 @@ export const isWebhookEventType = (value: unknown): value is WebhookEventType =>
 /** What the core asks a store to record with a write, in the same atomic step. */
 export type PlantEvent = { type: 'plant.created'; plant: NewPlant };
 
-/** A receiver's standing: consecutive failures since its last success, and why the last one failed. */
+/** A receiver's standing: failed attempts since its last success (0 when healthy), the last error. */
 export interface DeliveryHealth {
-  /** Failed attempts since the last success (0 when healthy). */
   readonly failures: number;
   /** Start of the current run of failures: what the disable period is counted from. */
   readonly failingSince?: Date;
@@ -24,8 +23,7 @@ export interface DeliveryHealth {
 
 /** Where and how a tenant's events are sent. */
 export interface WebhookSubscription {
-  /** `wh_` and 16 hex digits. */
-  readonly id: string;
+  readonly id: string; // `wh_` and 16 hex digits
   readonly tenant: string;
   readonly url: string;
   /** `whsec_<base64>`: the Standard Webhooks signing key; never listed or logged. */
@@ -49,18 +47,12 @@ export function applyPatch(
   patch: SubscriptionPatch,
 ): WebhookSubscription {
   const { disabledAt, ...rest } = patch;
-  const merged = { ...subscription, ...rest };
-  if (disabledAt === null) {
-    delete (merged as { disabledAt?: Date }).disabledAt;
-    return merged;
-  }
-  return disabledAt === undefined ? merged : { ...merged, disabledAt };
+  const merged = { ...subscription, ...rest, ...(disabledAt && { disabledAt }) };
+  if (disabledAt === null) delete (merged as { disabledAt?: Date }).disabledAt;
+  return merged;
 }
 
-/**
- * The body of an event, as the interface declares it: `plant.created` carries the NewPlant,
- * `{"id":<int64>,"name":...,"tag"?:...}`, the id an exact JSON integer over the whole int64 range.
- */
+/** The body of a `plant.created` event: the NewPlant, its id an exact JSON integer (int64). */
 export function eventBody(event: PlantEvent): string {
   const { id, name, tag } = event.plant;
   const head = `{"id":${id},"name":${jsonString(name)}`;
