@@ -15,10 +15,7 @@ import type { PlantPage, PlantQuery, PlantUseCases } from '../ports/plant-use-ca
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
-/**
- * The plant use cases, over any PlantStore. A create's event goes to the store with the plant (a
- * store with webhooks records both or neither); `events` hears of it once recorded.
- */
+/** The plant use cases over any PlantStore; `events` hears of a create's event once recorded. */
 export class PlantService implements PlantUseCases {
   constructor(
     private readonly store: PlantStore,

@@ -14,9 +14,8 @@ export const tokenDigest = (token: string): string =>
   createHash('sha256').update(token).digest('base64url');
 
 /** The id of a well-formed managed token, or undefined; looks only at its shape. */
-export function managedTokenId(token: string): string | undefined {
-  return MANAGED_TOKEN_PATTERN.exec(token)?.[1];
-}
+export const managedTokenId = (token: string): string | undefined =>
+  MANAGED_TOKEN_PATTERN.exec(token)?.[1];
 
 /** The id a reference names: the id itself (16 hex digits) or a whole token; undefined otherwise. */
 export const referencedTokenId = (reference: string): string | undefined =>

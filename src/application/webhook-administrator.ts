@@ -14,12 +14,9 @@ import type {
 import type { WebhookSubscriptions } from '../ports/webhook-subscriptions.js';
 import { newSubscriptionId, newWebhookSecret } from './webhook-ids.js';
 
-export const MAX_URL_LENGTH = 2048;
+const MAX_URL_LENGTH = 2048;
 
-/**
- * Managing subscriptions, as `plant-store webhooks` and embedders do it: checks requests, makes
- * ids and secrets, and resets a subscription's failures when it is enabled again.
- */
+/** Managing subscriptions (`plant-store webhooks`): checks requests, makes ids and secrets. */
 export class WebhookAdministrator implements WebhookAdministration {
   constructor(
     private readonly store: WebhookSubscriptions,
@@ -52,9 +49,8 @@ export class WebhookAdministrator implements WebhookAdministration {
       createdAt: new Date(),
       health: { failures: 0 },
     };
-    if (!(await this.store.add(subscription)))
-      throw new Error('a subscription id repeated; try again');
-    return subscription;
+    if (await this.store.add(subscription)) return subscription;
+    throw new Error('a subscription id repeated; try again');
   }
 
   list(tenant?: string): Promise<WebhookSubscription[]> {
