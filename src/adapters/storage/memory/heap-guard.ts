@@ -8,12 +8,8 @@ export const HEAP_CHECK_INTERVAL = 64;
 export type HeapStatistics = () => { used_heap_size: number; heap_size_limit: number };
 
 const MIB = 1024 * 1024;
-const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
 
-/**
- * The last value of a V8 size flag (in MiB) given to this process, on its command line or in
- * NODE_OPTIONS (where V8 reads it too), whether written with dashes or underscores.
- */
+/** The last value (MiB) of a V8 size flag on the command line or in NODE_OPTIONS (V8 reads both). */
 export function v8SizeFlag(
   name: string,
   argv: readonly string[] = process.execArgv,
@@ -29,11 +25,9 @@ export function v8SizeFlag(
 }
 
 /**
- * What the old generation, where plants live, can grow to before V8 aborts. `heap_size_limit`
- * also counts the young generation: two semi-spaces and a new large-object space of the same
- * size, whose default differs between V8 versions (16 MiB on Node 20, 64 MiB on Node 24). When
- * `--max-old-space-size` was given, that is the answer; otherwise the young generation is
- * subtracted, with the larger default semi-space when the version's is not known.
+ * What the old generation, where plants live, can grow to before V8 aborts: `--max-old-space-size`
+ * when given, else `heap_size_limit` less the young generation (two semi-spaces and a large-object
+ * space of their size: 16 MiB each on Node 20, 64 MiB on Node 24, the larger when unknown).
  */
 export function oldGenerationLimit(
   heapSizeLimit = getHeapStatistics().heap_size_limit,
@@ -46,29 +40,23 @@ export function oldGenerationLimit(
   return Math.max(heapSizeLimit - 3 * semiSpace, heapSizeLimit / 4);
 }
 
-/**
- * The old generation: the memory it holds (committed, so fragmentation counts, as it does when
- * V8 decides it is out of memory), and the limit it can grow to before V8 aborts.
- */
-export function oldGeneration(): ReturnType<HeapStatistics> {
+let limit: number | undefined; // fixed for the life of the process
+
+/** The old generation's committed memory (fragmentation counts, as V8 counts it) and its limit. */
+function oldGeneration(): ReturnType<HeapStatistics> {
   const young = getHeapSpaceStatistics()
-    .filter((space) => YOUNG_SPACES.has(space.space_name))
+    .filter((space) => space.space_name.startsWith('new_')) // new_space, new_large_object_space
     .reduce((sum, space) => sum + space.space_size, 0);
   return {
     used_heap_size: getHeapStatistics().total_heap_size - young,
-    heap_size_limit: limit(),
+    heap_size_limit: (limit ??= oldGenerationLimit()),
   };
 }
 
-// Fixed for the life of the process.
-let cachedLimit: number | undefined;
-const limit = () => (cachedLimit ??= oldGenerationLimit());
-
 /**
- * Keeps the memory store from filling the heap until V8 aborts the process (which loses every
- * tenant's plants): creates are refused once the used heap passes a share of its limit. The heap
- * is read at most once every `interval` inserts, so the guard costs nothing per request; refused
- * inserts count too, so a store that freed memory accepts again within `interval` attempts.
+ * Keeps the memory store from filling the heap until V8 aborts the process (losing every plant):
+ * creates are refused past a share of the limit. The heap is read once every `interval` inserts,
+ * refused ones included, so a store that freed memory accepts again within `interval` attempts.
  */
 export class HeapGuard {
   private calls = 0;
