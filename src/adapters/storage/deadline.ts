@@ -4,10 +4,9 @@ import { PlantError } from '../../domain/errors.js';
 export const OPERATION_DEADLINE_MS = 2000;
 
 /**
- * Settles as the store call does, but rejects with storage-unavailable once the deadline passes,
- * whatever the client does; errors that `isOutage` recognises become storage-unavailable too,
- * those that `isRefusal` recognises storage-refuses-writes, and the rest propagate. Driver text
- * never reaches a caller.
+ * Settles as the store call does, but rejects with storage-unavailable once the deadline passes
+ * or on an error `isOutage` recognises, storage-refuses-writes on one `isRefusal` recognises; the
+ * rest propagate. Driver text never reaches a caller.
  */
 export function withinDeadline<T>(
   work: Promise<T>,

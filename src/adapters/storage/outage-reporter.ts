@@ -9,9 +9,8 @@ export type OutageListener = (store: StorePart, event: 'outage' | 'recovery') =>
 const LABEL: Record<StorePart, string> = { plants: 'plant store', tokens: 'token store' };
 
 /**
- * Whether one store can serve: the first failure logs a `warn` and the first success after it an
- * `info`, once each however many calls come between, so that every technology (a lost Redis
- * connection, a MongoDB that stopped answering, a full disk) reports the same two lines.
+ * Whether one store can serve: the first failure logs a `warn`, the first success after it an
+ * `info`, once each, so that every technology reports the same two lines.
  */
 export class OutageReporter {
   private since: number | undefined;

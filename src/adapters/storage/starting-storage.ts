@@ -9,10 +9,7 @@ import type { OpenedStorage } from '../limits/limiter-store.js';
 
 type Method = (...args: unknown[]) => Promise<unknown>;
 
-/**
- * Each of `methods` (a port's list, src/ports: a method added there is forwarded too) passed to
- * the store `current` finds, or answering "starting" while it finds none.
- */
+/** Each of a port's `methods` passed to the store `current` finds, or "starting" while none. */
 const forward = <T extends object>(
   methods: readonly (keyof T & string)[],
   current: () => T | undefined,
@@ -30,19 +27,15 @@ const forward = <T extends object>(
   ) as T;
 
 /**
- * The storage while its technology opens: its stores answer storage-unavailable until it is open
- * (so /plants answers 503 50301 and /readyz 503), then pass every call to the opened stores. This
- * lets the port open before a slow store does, so that /healthz (liveness) answers while start-up
- * waits. Closing stops a wait still under way.
+ * The storage while its technology opens: its stores answer storage-unavailable (503) until then,
+ * so that /healthz answers while start-up waits; closing stops a wait still under way.
  */
 export class StartingStorage {
-  /** The opened storage; undefined until then (or for good, when opening failed). */
-  current: OpenedStorage | undefined;
+  current: OpenedStorage | undefined; // for good when opening failed
   /** Resolves with the storage once open; rejects as opening did (then every call stays 503). */
   readonly opened: Promise<OpenedStorage>;
   readonly plants: PlantStore;
   readonly tokens: TokenStore;
-  /** Webhook subscriptions, for their administration (delivery starts on the opened storage). */
   readonly webhooks: WebhookSubscriptions;
   private readonly abort = new AbortController();
 

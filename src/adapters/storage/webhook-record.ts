@@ -28,9 +28,8 @@ export function toRecord({ health, ...subscription }: WebhookSubscription): Subs
 /** The inverse of toRecord; throws on a record this code did not write. */
 export function fromRecord(record: SubscriptionRecord): WebhookSubscription {
   const date = (value: unknown): Date | undefined => {
-    if (value === undefined || value === null) return undefined;
-    const parsed = new Date(String(value));
-    if (Number.isNaN(parsed.getTime())) throw new Error('a webhook subscription holds a bad date');
+    const parsed = value === undefined || value === null ? undefined : new Date(String(value));
+    if (Number.isNaN(parsed?.getTime())) throw new Error('a webhook subscription holds a bad date');
     return parsed;
   };
   const text = (what: 'id' | 'tenant' | 'url' | 'secret'): string => {
@@ -93,17 +92,9 @@ export interface DeliveryRecord {
 export function toPendingDelivery(
   tenant: string,
   key: string,
-  stored: DeliveryRecord,
+  { sub: subscriptionId, event: eventId, type, body, attempts, at }: DeliveryRecord,
 ): PendingDelivery | undefined {
-  if (!isWebhookEventType(stored.type)) return undefined;
-  return {
-    key,
-    tenant,
-    subscriptionId: stored.sub,
-    eventId: stored.event,
-    type: stored.type,
-    body: stored.body,
-    attempts: Number(stored.attempts),
-    createdAt: new Date(Number(stored.at)),
-  };
+  if (!isWebhookEventType(type)) return undefined;
+  const delivery = { key, tenant, subscriptionId, eventId, type, body };
+  return { ...delivery, attempts: Number(attempts), createdAt: new Date(Number(at)) };
 }

@@ -7,13 +7,10 @@ import { dirname } from 'node:path';
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
- * Writes the file (an export) by rename of a fsynced temporary that its chunks are streamed to,
- * so the file appears whole or not at all; a failure, or `signal` aborting between chunks,
- * removes the temporary and leaves any earlier file as it was. The temporary has an
- * unpredictable name (`<file>.<24 hex digits>.tmp`) and is created exclusively, so a symlink or
- * file planted beside the file is never written through; the file is its owner's only (0600
- * whatever the umask), and the directory is fsynced so the rename lasts. `temporary` names the
- * temporary otherwise (beside the file, unpredictable: it is created exclusively).
+ * Writes the file (an export) whole or not at all: its chunks go to a fsynced temporary, renamed
+ * over it; a failure or `signal` removes the temporary. The temporary's name is unpredictable
+ * (`<file>.<24 hex digits>.tmp`) and it is created exclusively, so nothing planted beside the file
+ * is written through; the file is 0600 whatever the umask; the directory is fsynced after.
  */
 export async function writeChunksAtomically(
   path: string,
