@@ -1,9 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * A managed token is `pst_<id>_<secret>`: a recognisable prefix for secret scanners, a public id
- * (16 hex digits, 64 random bits) that names its record, and 32 random bytes (256 bits) of
- * base64url secret. Every character is in the RFC 6750 token alphabet.
+ * A managed token is `pst_<id>_<secret>`: a prefix for secret scanners, a public id (64 random
+ * bits, hex) naming its record, 32 random bytes of base64url secret: RFC 6750's token alphabet.
  */
 export const MANAGED_TOKEN_PREFIX = 'pst_';
 export const MANAGED_TOKEN_PATTERN = /^pst_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/;

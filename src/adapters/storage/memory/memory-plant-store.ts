@@ -8,6 +8,7 @@ import { compareTenants } from '../../../domain/tenant.js';
 import type { PlantEvent } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { HeapGuard, type HeapStatistics } from './heap-guard.js';
+import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
 // sorted-btree is CommonJS with its class on `exports.default`, which Node and tsx unwrap differently.
 const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBtree).default;
@@ -74,13 +75,13 @@ export class MemoryPlantStore implements PlantStore {
 
   constructor(
     options: MemoryPlantStoreOptions = {},
-    private readonly events?: { record(tenant: string, event: PlantEvent): Promise<void> }, // the memory outbox
+    private readonly events?: Pick<MemoryWebhookOutbox, 'record'>,
   ) {
     this.maxPlants = options.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
     this.heap = new HeapGuard(options.heapLimitPercent, options.heapStatistics);
   }
 
-  /** A duplicate resolves false before any limit is looked at; the tree's size is O(1). */
+  // A duplicate resolves false before any limit is looked at; the tree's size is O(1).
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const held = this.tenantsHolding.get(tenant) ?? new Tenant();
     if (held.plants.has(plant.id)) return false;
@@ -115,10 +116,8 @@ export class MemoryPlantStore implements PlantStore {
     const held = this.tenantsHolding.get(tenant);
     if (held === undefined || limit <= 0) return [];
     if (tags === undefined) return page(held.plants, after, limit);
-    return firstById(
-      tags.map((tag) => page(held.tags.get(tag), after, limit)),
-      limit,
-    );
+    const pages = tags.map((tag) => page(held.tags.get(tag), after, limit));
+    return firstById(pages, limit);
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
