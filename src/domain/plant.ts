@@ -5,10 +5,7 @@ import { codePoints, hasUnsafeCharacter } from './tenant.js';
 /** A plant as callers see it: never with its id. */
 export type Plant = { name: string; tag?: string | undefined };
 
-/**
- * A plant to create, as typed callers pass it: `id` a bigint, or a number when a safe integer; an
- * undefined tag is no tag (exactOptionalPropertyTypes). `createPlant` checks it at run time too.
- */
+/** A plant to create: `id` a bigint or a safe integer; an undefined tag is none. */
 export type NewPlant = { id: PlantId | number; name: string; tag?: string | undefined };
 
 /** A plant as a store keeps it: checked, its id a bigint. */
@@ -78,10 +75,7 @@ export const samePlant = (a: StoredPlant, b: StoredPlant): boolean =>
 /** Tags one list may filter by (`?tags=` given more often is refused). */
 export const MAX_FILTER_TAGS = 20;
 
-/**
- * A list's tag filter: undefined (none), or 1 to MAX_FILTER_TAGS tags a plant could hold (the
- * empty tag included), resolved distinct and sorted. Throws `invalid-query` otherwise.
- */
+/** A list's tag filter: none, or 1 to MAX_FILTER_TAGS tags a plant can hold; distinct, sorted. */
 export function checkTagFilter(tags: unknown): string[] | undefined {
   if (tags === undefined) return undefined;
   if (!Array.isArray(tags) || tags.length === 0 || tags.length > MAX_FILTER_TAGS) {

@@ -24,10 +24,7 @@ export function checkLabel(text: string): string | undefined {
 const NOT_NFC =
   'must be in Unicode normalization form C (NFC: composed characters, as most keyboards type them)';
 
-/**
- * Why a value is not a tenant, or undefined: the one rule of every door (a static, managed or JWT
- * token, `plant-store tokens`, an import line): 1 to 256 code points, a label, in NFC.
- */
+/** Why a value is not a tenant (1 to 256 code points, a label, NFC) at any door, or undefined. */
 export function checkTenant(tenant: unknown): string | undefined {
   if (typeof tenant !== 'string' || tenant === '') return 'must be a non-empty string';
   // A UTF-16 length above twice the bound is too long without counting.
@@ -41,10 +38,7 @@ export function checkTenant(tenant: unknown): string | undefined {
 
 export const isTenant = (tenant: unknown): tenant is string => checkTenant(tenant) === undefined;
 
-/**
- * The one order every store lists tenants in: by code point, which is UTF-8 byte order (MongoDB's
- * and Redis's) and differs from `<` on UTF-16 above U+FFFF.
- */
+/** The order every store lists tenants in: by code point (as UTF-8 bytes), not `<` (UTF-16). */
 export function compareTenants(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {

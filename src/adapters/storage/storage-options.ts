@@ -1,13 +1,12 @@
 import type { Logger } from '../../ports/logger.js';
 import type { OutageReporters } from './outage-reporter.js';
 
-/** Where plants and managed tokens live: one technology; `maxPlantsPerTenant` 0: no quota. */
+/**
+ * Where plants and managed tokens live: one technology. `maxPlantsPerTenant` 0: no quota; memory
+ * refuses creates once the heap passes `heapLimitPercent` of what V8 can hold (85).
+ */
 export type StorageOptions = { maxPlantsPerTenant?: number } & (
-  | {
-      kind: 'memory';
-      /** Creates are refused once the plants' heap passes this percent of what V8 can hold (default 85). */
-      heapLimitPercent?: number;
-    }
+  | { kind: 'memory'; heapLimitPercent?: number }
   /** `prefix` goes before every Redis key (the store's default when absent). */
   | { kind: 'redis'; url: string; prefix?: string }
   | { kind: 'mongodb'; url: string }
@@ -19,7 +18,6 @@ export type StorageOptions = { maxPlantsPerTenant?: number } & (
 );
 
 export type StorageKind = StorageOptions['kind'];
-/** The options of one technology. */
 export type StorageOptionsOf<K extends StorageKind> = Extract<StorageOptions, { kind: K }>;
 
 /** What a technology may use besides its options. */

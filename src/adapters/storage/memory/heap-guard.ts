@@ -25,9 +25,8 @@ export function v8SizeFlag(
 }
 
 /**
- * What the old generation, where plants live, can grow to before V8 aborts: `--max-old-space-size`
- * when given, else `heap_size_limit` less the young generation (two semi-spaces and a large-object
- * space of their size: 16 MiB each on Node 20, 64 MiB on Node 24, the larger when unknown).
+ * What the old generation (the plants) can grow to: `--max-old-space-size`, else the heap's limit
+ * less the young generation (3 semi-spaces: 16 MiB each on Node 20, 64 MiB on 24 and when unknown).
  */
 export function oldGenerationLimit(
   heapSizeLimit = getHeapStatistics().heap_size_limit,
@@ -54,9 +53,8 @@ function oldGeneration(): ReturnType<HeapStatistics> {
 }
 
 /**
- * Keeps the memory store from filling the heap until V8 aborts the process (losing every plant):
- * creates are refused past a share of the limit. The heap is read once every `interval` inserts,
- * refused ones included, so a store that freed memory accepts again within `interval` attempts.
+ * Refuses creates past a share of the heap's limit, before V8 aborts the process (losing every
+ * plant); read once every `interval` inserts, refused ones included (so freed memory is seen).
  */
 export class HeapGuard {
   private calls = 0;
