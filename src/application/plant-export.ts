@@ -18,7 +18,6 @@ export interface ExportOptions {
   takenAt?: Date;
 }
 
-/** Every tenant holding plants, a page at a time. */
 async function* allTenants(store: PlantReader, pageSize: number): AsyncGenerator<string> {
   let after: string | undefined;
   for (;;) {
@@ -30,12 +29,9 @@ async function* allTenants(store: PlantReader, pageSize: number): AsyncGenerator
 }
 
 /**
- * The store's plants as NDJSON lines (without their newline): the header (what the file is, when
- * it was taken, which tenants: null for all), one line per plant by tenant (code-point order) then
- * ascending id, its id an exact integer, and the end line, whose count tells a file cut at a line
- * end from a whole one. Pages through the store, so memory stays flat whatever its size. From a
- * PlantSnapshot, the plants of one instant; from a PlantStore, a plant written meanwhile may or
- * may not be in it.
+ * The store's plants as NDJSON lines without newline, a page at a time: the header, a line per
+ * plant by tenant (code-point order) then id, and the end line, whose count tells a file cut at a
+ * line end from a whole one. From a PlantSnapshot, the plants of one instant.
  */
 export async function* exportPlants(
   store: PlantReader,

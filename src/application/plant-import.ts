@@ -35,8 +35,7 @@ export interface ImportOptions {
 }
 
 export interface ImportSummary {
-  /** Plant lines read. */
-  lines: number;
+  lines: number; // plant lines read
   /** Plants stored, found present with the same content, replaced, kept in conflict, refused for quota. */
   imported: number;
   present: number;
@@ -59,10 +58,8 @@ export class ImportRefused extends Error {
 type Entry = { line: number; plant: StoredPlant };
 type Refusal = [code: ImportProblem['code'], reason: string];
 
-/** Batches written at once at most. */
 const IN_FLIGHT = 4;
 
-/** Where each outcome is counted. */
 const COUNTED = {
   stored: 'imported',
   present: 'present',

@@ -27,7 +27,6 @@ export function digestMatches(token: string, stored: string): boolean {
   return presented.length === expected.length && timingSafeEqual(presented, expected);
 }
 
-/** A fresh random token and its id. */
 export function mintToken(): { id: string; token: string } {
   const id = randomBytes(8).toString('hex');
   return { id, token: `${MANAGED_TOKEN_PREFIX}${id}_${randomBytes(32).toString('base64url')}` };

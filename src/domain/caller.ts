@@ -6,7 +6,6 @@ export type Scope = (typeof SCOPES)[number];
 
 export const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);
 
-/** Who is acting: the tenant whose plants they reach, and what they may do with them. */
 export interface Caller {
   readonly tenant: string;
   readonly scopes: readonly Scope[];

@@ -20,7 +20,6 @@ export type TokenSummary = Omit<ManagedToken, 'digest'>;
 
 export const toSummary = ({ digest: _digest, ...rest }: ManagedToken): TokenSummary => rest;
 
-/** What an operator asks for; checked by `checkTokenRequest`. */
 export interface TokenRequest {
   tenant: string;
   scopes: readonly string[];
@@ -34,7 +33,6 @@ export class TokenRequestError extends Error {
   override name = 'TokenRequestError';
 }
 
-/** Resolves a one-line reason the request cannot be issued, or undefined when it can. */
 export function checkTokenRequest({ tenant, scopes, name = '' }: TokenRequest): string | undefined {
   if (tenant === '') return 'a tenant is required (--tenant T)';
   const badTenant = checkTenant(tenant);

@@ -21,7 +21,6 @@ export interface DeliveryHealth {
   readonly lastSuccessAt?: Date;
 }
 
-/** Where and how a tenant's events are sent. */
 export interface WebhookSubscription {
   readonly id: string; // `wh_` and 16 hex digits
   readonly tenant: string;
@@ -41,7 +40,6 @@ export type SubscriptionPatch = Partial<
   Pick<WebhookSubscription, 'secret' | 'enabled' | 'health' | 'url'>
 > & { disabledAt?: Date | null };
 
-/** Merges a patch: what every store does in its own terms. */
 export function applyPatch(
   subscription: WebhookSubscription,
   patch: SubscriptionPatch,
@@ -59,7 +57,6 @@ export function eventBody(event: PlantEvent): string {
   return tag === undefined ? `${head}}` : `${head},"tag":${jsonString(tag)}}`;
 }
 
-/** Whether a subscription wants an event now: enabled and asking for its type. */
 export const wants = (subscription: WebhookSubscription, type: WebhookEventType): boolean =>
   subscription.enabled && subscription.events.includes(type);
 

@@ -16,12 +16,9 @@ export function v8SizeFlag(
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): number | undefined {
   const pattern = new RegExp(`^--${name.replaceAll('-', '[-_]')}=(\\d+)$`);
-  let value: number | undefined;
-  for (const arg of [...nodeOptions.split(/\s+/), ...argv]) {
-    const match = pattern.exec(arg);
-    if (match) value = Number(match[1]);
-  }
-  return value;
+  const values = [...nodeOptions.split(/\s+/), ...argv].map((arg) => pattern.exec(arg)?.[1]);
+  const last = values.findLast((value) => value !== undefined);
+  return last === undefined ? undefined : Number(last);
 }
 
 /**
