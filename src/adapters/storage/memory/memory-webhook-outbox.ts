@@ -12,8 +12,7 @@ const toDelivery = ({ due: _due, ...delivery }: Entry): PendingDelivery => deliv
  * each tenant's entries in order, moving a claimed or retried one to the end.
  */
 export class MemoryWebhookOutbox implements WebhookOutbox {
-  private readonly entries = new Map<string, Entry>();
-  /** The same entries by tenant, in the order a claim looks at them. */
+  /** The entries by tenant then key, in the order a claim looks at them. */
   private readonly byTenant = new Map<string, Map<string, Entry>>();
 
   /** `targets`: the ids of the tenant's subscriptions that want the event. */
@@ -31,7 +30,6 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     for (const subscriptionId of subscriptions) {
       const key = `${eventId}:${subscriptionId}`;
       const entry = { key, tenant, subscriptionId, eventId, ...common, createdAt: new Date(now) };
-      this.entries.set(key, entry);
       pending.set(key, entry);
     }
   }
@@ -75,23 +73,17 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return claimed;
   }
 
-  async complete(delivery: PendingDelivery): Promise<void> {
-    const entry = this.entries.get(delivery.key);
-    if (entry === undefined) return;
-    this.entries.delete(delivery.key);
-    const pending = this.byTenant.get(entry.tenant)!;
-    pending.delete(delivery.key);
-    if (pending.size === 0) this.byTenant.delete(entry.tenant);
+  async complete({ tenant, key }: PendingDelivery): Promise<void> {
+    const pending = this.byTenant.get(tenant);
+    if (pending?.delete(key) && pending.size === 0) this.byTenant.delete(tenant);
   }
 
-  async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
-    const entry = this.entries.get(delivery.key);
+  async retry({ tenant, key }: PendingDelivery, due: Date, attempts: number): Promise<void> {
+    const pending = this.byTenant.get(tenant);
+    const entry = pending?.get(key);
     if (entry === undefined) return;
-    entry.due = due.getTime();
-    entry.attempts = attempts;
-    const pending = this.byTenant.get(entry.tenant)!;
-    pending.delete(entry.key);
-    pending.set(entry.key, entry);
+    pending!.delete(key);
+    pending!.set(key, { ...entry, due: due.getTime(), attempts });
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
@@ -104,8 +96,9 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   }
 
   async size(tenant?: string): Promise<number> {
-    if (tenant === undefined) return this.entries.size;
-    return this.byTenant.get(tenant)?.size ?? 0;
+    const tenants =
+      tenant === undefined ? [...this.byTenant.values()] : [this.byTenant.get(tenant)];
+    return tenants.reduce((sum, pending) => sum + (pending?.size ?? 0), 0);
   }
 
   async close(): Promise<void> {}
