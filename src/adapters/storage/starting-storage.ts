@@ -1,13 +1,11 @@
 import { PlantError } from '../../domain/errors.js';
-import { PLANT_STORE_METHODS, type PlantStore } from '../../ports/plant-store.js';
-import { TOKEN_STORE_METHODS, type TokenStore } from '../../ports/token-store.js';
+import { PLANT_STORE_METHODS } from '../../ports/plant-store.js';
+import { TOKEN_STORE_METHODS } from '../../ports/token-store.js';
 import {
   WEBHOOK_SUBSCRIPTIONS_METHODS,
   type WebhookSubscriptions,
 } from '../../ports/webhook-subscriptions.js';
 import type { OpenedStorage } from '../limits/limiter-store.js';
-
-type Method = (...args: unknown[]) => Promise<unknown>;
 
 /** Each of a port's `methods` passed to the store `current` finds, or "starting" while none. */
 const forward = <T extends object>(
@@ -21,7 +19,7 @@ const forward = <T extends object>(
         const store = current();
         return store === undefined
           ? Promise.reject(new PlantError('storage-unavailable', 'storage is starting'))
-          : (store[method] as Method).apply(store, args);
+          : (store[method] as (...args: unknown[]) => Promise<unknown>).apply(store, args);
       },
     ]),
   ) as T;
@@ -34,26 +32,25 @@ export class StartingStorage {
   current: OpenedStorage | undefined; // for good when opening failed
   /** Resolves with the storage once open; rejects as opening did (then every call stays 503). */
   readonly opened: Promise<OpenedStorage>;
-  readonly plants: PlantStore;
-  readonly tokens: TokenStore;
-  readonly webhooks: WebhookSubscriptions;
+  readonly plants = forward(PLANT_STORE_METHODS, () => this.current?.plants);
+  readonly tokens = forward(TOKEN_STORE_METHODS, () => this.current?.tokens);
+  // The storage closes its subscriptions with itself.
+  readonly webhooks: WebhookSubscriptions = {
+    ...forward(WEBHOOK_SUBSCRIPTIONS_METHODS, () => {
+      const { current } = this;
+      if (current !== undefined && current.webhooks === undefined) {
+        throw new PlantError('storage-unavailable', 'this storage keeps no webhook subscriptions');
+      }
+      return current?.webhooks;
+    }),
+    close: () => Promise.resolve(),
+  };
   private readonly abort = new AbortController();
 
   constructor(open: (signal: AbortSignal) => Promise<OpenedStorage>) {
     this.opened = open(this.abort.signal).then((storage) => (this.current = storage));
     // Whoever awaits `opened` handles its failure; the stores keep answering 503.
     this.opened.catch(() => {});
-    this.plants = forward(PLANT_STORE_METHODS, () => this.current?.plants);
-    this.tokens = forward(TOKEN_STORE_METHODS, () => this.current?.tokens);
-    const webhooks = forward(WEBHOOK_SUBSCRIPTIONS_METHODS, () => {
-      const { current } = this;
-      if (current !== undefined && current.webhooks === undefined) {
-        throw new PlantError('storage-unavailable', 'this storage keeps no webhook subscriptions');
-      }
-      return current?.webhooks;
-    });
-    // The storage closes its subscriptions with itself.
-    this.webhooks = { ...webhooks, close: () => Promise.resolve() };
   }
 
   async close(): Promise<void> {
