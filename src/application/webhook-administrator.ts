@@ -1,11 +1,6 @@
 import { checkTenant } from '../domain/tenant.js';
-import {
-  isWebhookEventType,
-  WEBHOOK_EVENTS,
-  WebhookRequestError,
-  type WebhookEventType,
-  type WebhookSubscription,
-} from '../domain/webhook.js';
+import { isWebhookEventType, WEBHOOK_EVENTS, WebhookRequestError } from '../domain/webhook.js';
+import type { WebhookSubscription } from '../domain/webhook.js';
 import type {
   ReceiverUrlCheck,
   SubscriptionRequest,
@@ -44,7 +39,7 @@ export class WebhookAdministrator implements WebhookAdministration {
       tenant,
       url: new URL(url).href,
       secret: newWebhookSecret(),
-      events: events as WebhookEventType[],
+      events: events.filter(isWebhookEventType), // all of them, as checked
       enabled: true,
       createdAt: new Date(),
       health: { failures: 0 },
@@ -53,7 +48,7 @@ export class WebhookAdministrator implements WebhookAdministration {
     throw new Error('a subscription id repeated; try again');
   }
 
-  list(tenant?: string): Promise<WebhookSubscription[]> {
+  list(tenant?: string) {
     return this.store.list(tenant);
   }
 
@@ -61,16 +56,16 @@ export class WebhookAdministrator implements WebhookAdministration {
     return this.store.remove(id);
   }
 
-  rotateSecret(id: string): Promise<WebhookSubscription | undefined> {
+  rotateSecret(id: string) {
     return this.store.update(id, { secret: newWebhookSecret() });
   }
 
   // Enabled again with its failures forgotten, so that the disable period starts afresh.
-  enable(id: string): Promise<WebhookSubscription | undefined> {
+  enable(id: string) {
     return this.store.update(id, { enabled: true, disabledAt: null, health: { failures: 0 } });
   }
 
-  disable(id: string): Promise<WebhookSubscription | undefined> {
+  disable(id: string) {
     return this.store.update(id, { enabled: false, disabledAt: new Date() });
   }
 }
