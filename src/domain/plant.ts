@@ -21,6 +21,8 @@ export const toPlant = (plant: StoredPlant): Plant =>
 const invalid = (field: string, rule: string): PlantError =>
   new PlantError('invalid-plant', `${field} ${rule}`);
 
+const UNSAFE = 'must not contain control characters, unpaired surrogates or bidirectional controls';
+
 function checkText(field: string, value: unknown, min: number, max: number): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
   const length = codePoints(value);
@@ -28,26 +30,19 @@ function checkText(field: string, value: unknown, min: number, max: number): str
     throw invalid(field, `must be ${min} to ${max} characters long (got ${length})`);
   }
   // The labels' character rule: a name shows in an operator's lists as a tenant or label does.
-  if (hasUnsafeCharacter(value)) {
-    throw invalid(
-      field,
-      'must not contain control characters, unpaired surrogates or bidirectional controls',
-    );
-  }
+  if (hasUnsafeCharacter(value)) throw invalid(field, UNSAFE);
   return value;
 }
 
 /** The id as a bigint; a number only when it is a safe integer, since a larger one is already rounded. */
 function checkId(rawId: unknown): PlantId {
   if (rawId === undefined) throw invalid('id', 'is required');
-  if (typeof rawId === 'number') {
-    if (Number.isSafeInteger(rawId)) return BigInt(rawId);
-    if (Number.isInteger(rawId)) {
-      throw invalid(
-        'id',
-        `${rawId} is not a safe integer, so it may be rounded already; pass a bigint`,
-      );
-    }
+  if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) return BigInt(rawId);
+  if (typeof rawId === 'number' && Number.isInteger(rawId)) {
+    throw invalid(
+      'id',
+      `${rawId} is not a safe integer, so it may be rounded already; pass a bigint`,
+    );
   }
   if (!isPlantId(rawId)) {
     throw invalid('id', `must be an integer from ${MIN_PLANT_ID} to ${MAX_PLANT_ID}`);
