@@ -30,7 +30,6 @@ export class OutageReporter {
     this.listener?.(this.store, 'outage');
   }
 
-  /** A call succeeded: ends an outage under way. */
   recovered(where?: string): void {
     if (this.since === undefined) return;
     const outageSeconds = (Date.now() - this.since) / 1000;
@@ -41,7 +40,6 @@ export class OutageReporter {
   }
 }
 
-/** A reporter for each store, as the storage adapters receive them. */
 export type OutageReporters = Readonly<Record<StorePart, OutageReporter>>;
 
 /** Both stores lost their server (`reason`), or have it back (no reason): they live on one server. */

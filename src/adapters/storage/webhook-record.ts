@@ -7,7 +7,7 @@ import {
   type WebhookSubscription,
 } from '../../domain/webhook.js';
 
-/** A subscription as JSON (dates as ISO text): how the memory, LMDB, Redis and MongoDB stores keep it. */
+/** A subscription as JSON (dates as ISO text): how the LMDB, Redis and MongoDB stores keep it. */
 export type SubscriptionRecord = Record<string, unknown>;
 
 const iso = (date: Date | undefined): string | undefined => date?.toISOString();

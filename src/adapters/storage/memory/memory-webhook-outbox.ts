@@ -4,7 +4,6 @@ import { newEventId } from '../../../application/webhook-ids.js';
 
 type Entry = PendingDelivery & { attempts: number; due: number };
 
-/** A copy for the claimer, without the entry's due time. */
 const toDelivery = ({ due: _due, ...delivery }: Entry): PendingDelivery => delivery;
 
 /**
