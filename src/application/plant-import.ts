@@ -100,11 +100,9 @@ function checkHeader(first: string | Uint8Array | undefined, parseJson: (t: stri
 }
 
 /**
- * Imports an export (NDJSON lines, as Uint8Array or string, without newline) into the store, a
- * batch of one tenant's plants per write, recording no webhook event. Idempotent: a plant held
- * with the same content counts as present, so a rerun after an interruption finishes the job.
- * Every line passes the rules POST /plants applies (parseNewPlant, checkTenant). Rejects with
- * ImportRefused when the first line is not an export's header, and as the store does on outages.
+ * Imports an export's lines (without newline) a batch of one tenant's plants per write, with no
+ * webhook event, each line checked as POST /plants checks it. Idempotent: a plant held alike is
+ * present, so a rerun finishes an interrupted job. Rejects with ImportRefused on a bad header.
  */
 export async function importPlants(
   store: PlantStore,

@@ -1,7 +1,6 @@
 /**
- * When deliveries are tried again: `delaysMs[n]` after the (n+1)th failed attempt, the last
- * repeating, each spread by ±`jitter` (a fraction) so that a recovered receiver is not hit by every
- * retry at once. A subscription failing without a success for `disableAfterMs` is disabled.
+ * Retries `delaysMs[n]` after the (n+1)th failure, the last repeating, each spread by ±`jitter` so
+ * a recovered receiver is not hit at once; failing for `disableAfterMs` disables a subscription.
  */
 export interface RetrySchedule {
   readonly delaysMs: readonly number[];

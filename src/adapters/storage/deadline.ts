@@ -4,9 +4,8 @@ import { PlantError } from '../../domain/errors.js';
 export const OPERATION_DEADLINE_MS = 2000;
 
 /**
- * Settles as the store call does, but rejects with storage-unavailable once the deadline passes
- * or on an error `isOutage` recognises, storage-refuses-writes on one `isRefusal` recognises; the
- * rest propagate. Driver text never reaches a caller.
+ * The store call, but storage-unavailable past the deadline or on an `isOutage` error, and
+ * storage-refuses-writes on an `isRefusal` one (so driver text never reaches a caller).
  */
 export function withinDeadline<T>(
   work: Promise<T>,

@@ -3,9 +3,8 @@ import type { Logger } from '../../ports/logger.js';
 import { StorageOpenError } from './storage-open-error.js';
 
 /**
- * A store that is not open yet but may be soon (refused, timed out, host not found yet, an index
- * build in progress): waitForStorage tries again; any other error is final. Its message is the
- * reason: a few words, the same for the same cause, each distinct one logged once.
+ * A store not open yet but maybe soon (refused, timed out, an index build): waitForStorage tries
+ * again. Its message is the reason, the same words for the same cause (each logged once).
  */
 export class StorageNotReady extends Error {
   override name = 'StorageNotReady';

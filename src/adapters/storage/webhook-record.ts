@@ -66,10 +66,7 @@ const PLACEHOLDER: WebhookSubscription = {
   health: { failures: 0 },
 };
 
-/**
- * The fields a patch names, as toRecord writes them (undefined: the field goes): a store writes
- * only these, so that concurrent patches of other fields stay.
- */
+/** The fields a patch names, as toRecord writes them (undefined: gone); the rest stay as stored. */
 export function patchEntries(patch: SubscriptionPatch): [string, unknown][] {
   const record = toRecord(applyPatch(PLACEHOLDER, patch));
   return Object.keys(patch).map((field) => [field, record[field]]);

@@ -7,10 +7,9 @@ import { dirname } from 'node:path';
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
- * Writes the file (an export) whole or not at all: its chunks go to a fsynced temporary, renamed
- * over it; a failure or `signal` removes the temporary. The temporary's name is unpredictable
- * (`<file>.<24 hex digits>.tmp`) and it is created exclusively, so nothing planted beside the file
- * is written through; the file is 0600 whatever the umask; the directory is fsynced after.
+ * Writes the file (an export) whole or not at all: the chunks go to a fsynced temporary created
+ * exclusively under an unpredictable name (nothing planted is written through), 0600 whatever the
+ * umask, then renamed over it; a failure or `signal` removes it. The directory is fsynced after.
  */
 export async function writeChunksAtomically(
   path: string,
