@@ -132,8 +132,7 @@ export async function importPlants(
     problem(number, code, reason);
   };
   let tenant = '';
-  let batch: Entry[] = [];
-  let ids = new Set<bigint>();
+  let batch = new Map<bigint, Entry>(); // by plant id, in the file's order
   let endAt: number | undefined;
 
   const count = (entries: Entry[], of: string, outcomes: ImportOutcome[]): void => {
@@ -153,8 +152,8 @@ export async function importPlants(
   // Up to IN_FLIGHT batches are written while the next is read and checked, so that neither the
   // store's round trip nor the parsing waits for the other. Writes in flight together may land in
   // any order (a pool of connections, a Cluster's nodes), so a batch holding an id of a batch in
-  // flight waits for it: a repeated id lands as the file's later line says (see ids).
-  const inFlight: { tenant: string; ids: Set<bigint>; write: Promise<void> }[] = [];
+  // flight waits for it: a repeated id lands as the file's later line says.
+  const inFlight: { tenant: string; batch: Map<bigint, Entry>; write: Promise<void> }[] = [];
   const settle = async (count: number): Promise<void> => {
     const settled = await Promise.allSettled(inFlight.splice(0, count).map((sent) => sent.write));
     const failed = settled.find((result) => result.status === 'rejected');
@@ -164,13 +163,11 @@ export async function importPlants(
     throw failed.reason;
   };
   const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const [entries, of, sent] = [batch, tenant, ids];
-    batch = [];
-    ids = new Set();
+    if (batch.size === 0) return;
+    const [sent, of, entries] = [batch, tenant, [...batch.values()]];
+    batch = new Map();
     const overlapping = inFlight.findLastIndex(
-      (earlier) =>
-        earlier.tenant === of && entries.some((entry) => earlier.ids.has(entry.plant.id)),
+      (earlier) => earlier.tenant === of && [...sent.keys()].some((id) => earlier.batch.has(id)),
     );
     if (overlapping >= 0) {
       await settle(overlapping + 1);
@@ -183,7 +180,7 @@ export async function importPlants(
       .then((outcomes) => count(entries, of, outcomes));
     // Awaited by settle; until then a rejection must not count as unhandled.
     write.catch(() => {});
-    inFlight.push({ tenant: of, ids: sent, write });
+    inFlight.push({ tenant: of, batch: sent, write });
     if (inFlight.length >= IN_FLIGHT) await settle(1);
   };
 
@@ -208,13 +205,12 @@ export async function importPlants(
       const entry = readPlant(value);
       if (Array.isArray(entry)) refuse(...entry);
       else {
-        if (entry.tenant !== tenant || batch.length >= batchSize || ids.has(entry.plant.id)) {
+        if (entry.tenant !== tenant || batch.size >= batchSize || batch.has(entry.plant.id)) {
           await flush();
           if (summary.stopped !== undefined || signal?.aborted) break;
           tenant = entry.tenant;
         }
-        batch.push({ line: number, plant: entry.plant });
-        ids.add(entry.plant.id);
+        batch.set(entry.plant.id, { line: number, plant: entry.plant });
       }
     }
     if (summary.errors > maxErrors) {
