@@ -61,11 +61,9 @@ export interface MemoryPlantStoreOptions {
   heapStatistics?: HeapStatistics; // tests inject one; default: the old generation's
 }
 
-const heapFull = (): PlantError =>
-  new PlantError(
-    'storage-refuses-writes',
-    'the memory store is near its memory limit and takes no new plants; delete plants or restart with more memory',
-  );
+const HEAP_FULL =
+  'the memory store is near its memory limit and takes no new plants; delete plants or restart with more memory';
+const heapFull = (): PlantError => new PlantError('storage-refuses-writes', HEAP_FULL);
 
 /** Plants in process memory: B+ trees by bigint id per tenant and tag, a page O(log n + limit). */
 export class MemoryPlantStore implements PlantStore {
