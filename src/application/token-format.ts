@@ -6,7 +6,6 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
  */
 export const MANAGED_TOKEN_PREFIX = 'pst_';
 export const MANAGED_TOKEN_PATTERN = /^pst_([0-9a-f]{16})_[A-Za-z0-9_-]{43}$/;
-const TOKEN_ID = /^[0-9a-f]{16}$/;
 
 /** base64url SHA-256 of the whole token text: what the store keeps instead of the token. */
 export const tokenDigest = (token: string): string =>
@@ -18,7 +17,7 @@ export const managedTokenId = (token: string): string | undefined =>
 
 /** The id a reference names: the id itself (16 hex digits) or a whole token; undefined otherwise. */
 export const referencedTokenId = (reference: string): string | undefined =>
-  TOKEN_ID.test(reference) ? reference : managedTokenId(reference);
+  /^[0-9a-f]{16}$/.test(reference) ? reference : managedTokenId(reference);
 
 /** Whether the token's digest is the stored one, in time independent of where they differ. */
 export function digestMatches(token: string, stored: string): boolean {

@@ -9,8 +9,6 @@ import type {
 import type { WebhookSubscriptions } from '../ports/webhook-subscriptions.js';
 import { newSubscriptionId, newWebhookSecret } from './webhook-ids.js';
 
-const MAX_URL_LENGTH = 2048;
-
 /** Managing subscriptions (`plant-store webhooks`): checks requests, makes ids and secrets. */
 export class WebhookAdministrator implements WebhookAdministration {
   constructor(
@@ -24,8 +22,7 @@ export class WebhookAdministrator implements WebhookAdministration {
     // The one tenant rule of every token: a subscription no token could reach is refused.
     const badTenant = checkTenant(tenant);
     if (badTenant !== undefined) throw new WebhookRequestError(`the tenant ${badTenant}`);
-    const refusal =
-      url.length > MAX_URL_LENGTH ? 'the URL is too long' : this.checkReceiverUrl(url);
+    const refusal = url.length > 2048 ? 'the URL is too long' : this.checkReceiverUrl(url);
     if (refusal !== undefined) throw new WebhookRequestError(refusal);
     const events = [...new Set(request.events?.length ? request.events : ['plant.created'])];
     const unknown = events.find((event) => !isWebhookEventType(event));

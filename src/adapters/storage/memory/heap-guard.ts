@@ -65,8 +65,7 @@ export class HeapGuard {
 
   /** Whether an insert may go ahead, from the latest reading (taken now every `interval` calls). */
   hasRoom(): boolean {
-    if (this.calls++ % this.interval === 0) this.read();
-    return !this.full;
+    return this.calls++ % this.interval === 0 ? this.read() : !this.full;
   }
 
   /** Whether the heap has room now, from a fresh reading. */
