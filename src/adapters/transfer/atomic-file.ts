@@ -35,19 +35,12 @@ export async function writeChunksAtomically(
     await unlink(temporary).catch(() => {});
     throw error;
   }
-  await syncDirectory(dirname(path));
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } catch (error) {
+  const directory = await open(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
+  await directory
+    .sync()
     // Some file systems refuse fsync on a directory; the rename is done all the same.
-    if (!['EINVAL', 'EISDIR', 'ENOTSUP'].includes((error as NodeJS.ErrnoException).code ?? '')) {
-      throw error;
-    }
-  } finally {
-    await handle.close();
-  }
+    .catch((error: NodeJS.ErrnoException) => {
+      if (!['EINVAL', 'EISDIR', 'ENOTSUP'].includes(error.code ?? '')) throw error;
+    })
+    .finally(() => directory.close());
 }
