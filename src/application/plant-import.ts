@@ -23,15 +23,11 @@ export interface ImportOptions {
   parseJson(text: string): unknown;
   /** Default 'fail': stop after the batch that met the first conflict (and those in flight with it). */
   onConflict?: ConflictPolicy;
-  /** Bad lines taken before the import stops (default 0: stops at the first). */
-  maxErrors?: number;
-  /** Plants per store write. Default DEFAULT_PAGE_SIZE. */
-  batchSize?: number;
-  /** Stops the import between two batches. */
-  signal?: AbortSignal;
+  maxErrors?: number; // bad lines taken before the import stops (default 0: at the first)
+  batchSize?: number; // plants per store write (DEFAULT_PAGE_SIZE)
+  signal?: AbortSignal; // stops the import between two batches
   onProblem?(problem: ImportProblem): void;
-  /** After each batch, with the counts so far. */
-  onProgress?(summary: ImportSummary): void;
+  onProgress?(summary: ImportSummary): void; // after each batch, with the counts so far
 }
 
 export interface ImportSummary {
