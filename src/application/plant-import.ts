@@ -38,12 +38,9 @@ export interface ImportSummary {
   replaced: number;
   conflicts: number;
   refused: number;
-  /** Lines refused: not JSON, not a plant, a tenant the contract refuses. */
-  errors: number;
-  /** Why it stopped early: interrupted, a conflict under 'fail', more than maxErrors bad lines. */
-  stopped?: 'interrupted' | 'conflict' | 'errors';
-  /** Whether the end line was read and its count matched: the whole export was there. */
-  complete: boolean;
+  errors: number; // lines refused: not JSON, not a plant, a tenant the contract refuses
+  stopped?: 'interrupted' | 'conflict' | 'errors'; // early: signal, 'fail', over maxErrors
+  complete: boolean; // the end line was read and its count matched: the whole export was there
 }
 
 /** A file the import refuses as a whole: not an export, or not one this version reads. */

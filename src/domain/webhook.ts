@@ -14,8 +14,7 @@ export type PlantEvent = { type: 'plant.created'; plant: NewPlant };
 /** A receiver's standing: failed attempts since its last success (0 when healthy), the last error. */
 export interface DeliveryHealth {
   readonly failures: number;
-  /** Start of the current run of failures: what the disable period is counted from. */
-  readonly failingSince?: Date;
+  readonly failingSince?: Date; // start of this run of failures: the disable period counts from it
   readonly lastError?: string;
   readonly lastAttemptAt?: Date;
   readonly lastSuccessAt?: Date;
@@ -30,8 +29,7 @@ export interface WebhookSubscription {
   readonly events: readonly WebhookEventType[];
   readonly enabled: boolean;
   readonly createdAt: Date;
-  /** When it was disabled (by `webhooks disable` or after failing for the disable period). */
-  readonly disabledAt?: Date;
+  readonly disabledAt?: Date; // by `webhooks disable`, or after failing for the disable period
   readonly health: DeliveryHealth;
 }
 

@@ -5,8 +5,7 @@ export interface PendingDelivery {
   readonly key: string; // names this delivery in its outbox
   readonly tenant: string;
   readonly subscriptionId: string;
-  /** The `webhook-id`: the same for every attempt, instance and receiver of one event. */
-  readonly eventId: string;
+  readonly eventId: string; // the `webhook-id`: one per event, whatever the attempt or receiver
   readonly type: WebhookEventType;
   readonly body: string; // the JSON body, exactly as it is sent
   readonly attempts: number; // failed so far

@@ -30,8 +30,7 @@ const forward = <T extends object>(
  */
 export class StartingStorage {
   current: OpenedStorage | undefined; // for good when opening failed
-  /** Resolves with the storage once open; rejects as opening did (then every call stays 503). */
-  readonly opened: Promise<OpenedStorage>;
+  readonly opened: Promise<OpenedStorage>; // rejects as opening did (then every call stays 503)
   readonly plants = forward(PLANT_STORE_METHODS, () => this.current?.plants);
   readonly tokens = forward(TOKEN_STORE_METHODS, () => this.current?.tokens);
   // The storage closes its subscriptions with itself.

@@ -11,8 +11,7 @@ const toDelivery = ({ due: _due, ...delivery }: Entry): PendingDelivery => deliv
  * each tenant's entries in order, moving a claimed or retried one to the end.
  */
 export class MemoryWebhookOutbox implements WebhookOutbox {
-  /** The entries by tenant then key, in the order a claim looks at them. */
-  private readonly byTenant = new Map<string, Map<string, Entry>>();
+  private readonly byTenant = new Map<string, Map<string, Entry>>(); // in the order claims look
 
   /** `targets`: the ids of the tenant's subscriptions that want the event. */
   constructor(private readonly targets: (tenant: string, type: WebhookEventType) => string[]) {}
