@@ -6,7 +6,6 @@ import type { PlantReader } from '../ports/plant-store.js';
 export const EXPORT_FORMAT = 'plant-store-export';
 export const EXPORT_VERSION = 1;
 
-/** Plants (and tenants) read from the store per call. */
 export const DEFAULT_PAGE_SIZE = 1000;
 
 export interface ExportOptions {

@@ -17,7 +17,6 @@ export interface WebhookSubscriptions {
   close(): Promise<void>;
 }
 
-/** Every method of WebhookSubscriptions (checked when it compiles). */
 export const WEBHOOK_SUBSCRIPTIONS_METHODS = portMethods<WebhookSubscriptions>()([
   'add',
   'find',

@@ -3,7 +3,6 @@ import type { Logger } from '../../ports/logger.js';
 /** The stores whose outages are reported, as /readyz and the metrics name them. */
 export type StorePart = 'plants' | 'tokens';
 
-/** Told of each outage's start and end, e.g. to count them. */
 export type OutageListener = (store: StorePart, event: 'outage' | 'recovery') => void;
 
 const LABEL: Record<StorePart, string> = { plants: 'plant store', tokens: 'token store' };
