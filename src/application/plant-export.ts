@@ -1,5 +1,4 @@
 import { jsonString } from '../domain/json-text.js';
-import type { StoredPlant } from '../domain/plant.js';
 import { compareTenants } from '../domain/tenant.js';
 import type { PlantReader } from '../ports/plant-store.js';
 
@@ -7,35 +6,15 @@ import type { PlantReader } from '../ports/plant-store.js';
 export const EXPORT_FORMAT = 'plant-store-export';
 export const EXPORT_VERSION = 1;
 
-/** Plants (and tenants) read from the store per call. */
 export const DEFAULT_PAGE_SIZE = 1000;
 
 export interface ExportOptions {
   /** Only these tenants (in code-point order, each once); all tenants holding plants when absent. */
   tenants?: readonly string[];
-  /** Plants, and tenants, asked of the store per call. Default DEFAULT_PAGE_SIZE. */
-  pageSize?: number;
-  /** The time the header states. Default: now. */
-  takenAt?: Date;
+  pageSize?: number; // plants, and tenants, asked of the store per call (DEFAULT_PAGE_SIZE)
+  takenAt?: Date; // the time the header states (now)
 }
 
-/** The header: what the file is, when it was taken, which tenants it holds (null: all). */
-export function exportHeader(takenAt: Date, tenants: readonly string[] | undefined): string {
-  const which = tenants === undefined ? 'null' : `[${tenants.map(jsonString).join(',')}]`;
-  return `{"format":"${EXPORT_FORMAT}","version":${EXPORT_VERSION},"takenAt":"${takenAt.toISOString()}","tenants":${which}}`;
-}
-
-/** The last line: how many plant lines came before it, so that a file cut at a line end is told from a whole one. */
-export const exportEnd = (plants: number): string =>
-  `{"format":"${EXPORT_FORMAT}","end":true,"plants":${plants}}`;
-
-/** One plant line: `{"tenant","id","name","tag"}`, the id an exact integer literal. */
-export const plantLine = (tenant: string, plant: StoredPlant): string =>
-  `{"tenant":${jsonString(tenant)},"id":${plant.id},"name":${jsonString(plant.name)}${
-    plant.tag === undefined ? '' : `,"tag":${jsonString(plant.tag)}`
-  }}`;
-
-/** Every tenant holding plants, a page at a time. */
 async function* allTenants(store: PlantReader, pageSize: number): AsyncGenerator<string> {
   let after: string | undefined;
   for (;;) {
@@ -47,30 +26,33 @@ async function* allTenants(store: PlantReader, pageSize: number): AsyncGenerator
 }
 
 /**
- * The store's plants as NDJSON lines (without their newline): the header, one line per plant by
- * tenant (code-point order) then ascending id, and the end line. Pages through the store, so
- * memory stays flat whatever its size. From a PlantSnapshot, the plants of one instant; from a
- * PlantStore, a plant written meanwhile may or may not be in it.
+ * The store's plants as NDJSON lines without newline, a page at a time: the header, a line per
+ * plant by tenant (code-point order) then id, and the end line, whose count tells a file cut at a
+ * line end from a whole one. From a PlantSnapshot, the plants of one instant.
  */
 export async function* exportPlants(
   store: PlantReader,
   options: ExportOptions = {},
 ): AsyncGenerator<string, number> {
   const pageSize = options.pageSize ?? DEFAULT_PAGE_SIZE;
-  const named =
-    options.tenants === undefined ? undefined : [...new Set(options.tenants)].sort(compareTenants);
-  yield exportHeader(options.takenAt ?? new Date(), named);
+  const named = options.tenants && [...new Set(options.tenants)].sort(compareTenants);
+  const which = named === undefined ? 'null' : `[${named.map(jsonString).join(',')}]`;
+  const takenAt = (options.takenAt ?? new Date()).toISOString();
+  yield `{"format":"${EXPORT_FORMAT}","version":${EXPORT_VERSION},"takenAt":"${takenAt}","tenants":${which}}`;
   let plants = 0;
   for await (const tenant of named ?? allTenants(store, pageSize)) {
-    let after: bigint | undefined;
-    for (;;) {
+    const head = `{"tenant":${jsonString(tenant)},"id":`;
+    for (let after: bigint | undefined; ;) {
       const page = await store.list(tenant, after, pageSize);
-      for (const plant of page) yield plantLine(tenant, plant);
+      for (const { id, name, tag } of page) {
+        const tagged = tag === undefined ? '' : `,"tag":${jsonString(tag)}`;
+        yield `${head}${id},"name":${jsonString(name)}${tagged}}`;
+      }
       plants += page.length;
       if (page.length < pageSize) break;
       after = page[page.length - 1]!.id;
     }
   }
-  yield exportEnd(plants);
+  yield `{"format":"${EXPORT_FORMAT}","end":true,"plants":${plants}}`;
   return plants;
 }

@@ -23,32 +23,24 @@ export interface ImportOptions {
   parseJson(text: string): unknown;
   /** Default 'fail': stop after the batch that met the first conflict (and those in flight with it). */
   onConflict?: ConflictPolicy;
-  /** Bad lines taken before the import stops (default 0: stops at the first). */
-  maxErrors?: number;
-  /** Plants per store write. Default DEFAULT_PAGE_SIZE. */
-  batchSize?: number;
-  /** Stops the import between two batches. */
-  signal?: AbortSignal;
+  maxErrors?: number; // bad lines taken before the import stops (default 0: at the first)
+  batchSize?: number; // plants per store write (DEFAULT_PAGE_SIZE)
+  signal?: AbortSignal; // stops the import between two batches
   onProblem?(problem: ImportProblem): void;
-  /** After each batch, with the counts so far. */
-  onProgress?(summary: ImportSummary): void;
+  onProgress?(summary: ImportSummary): void; // after each batch, with the counts so far
 }
 
 export interface ImportSummary {
-  /** Plant lines read. */
-  lines: number;
+  lines: number; // plant lines read
   /** Plants stored, found present with the same content, replaced, kept in conflict, refused for quota. */
   imported: number;
   present: number;
   replaced: number;
   conflicts: number;
   refused: number;
-  /** Lines refused: not JSON, not a plant, a tenant the contract refuses. */
-  errors: number;
-  /** Why it stopped early: interrupted, a conflict under 'fail', more than maxErrors bad lines. */
-  stopped?: 'interrupted' | 'conflict' | 'errors';
-  /** Whether the end line was read and its count matched: the whole export was there. */
-  complete: boolean;
+  errors: number; // lines refused: not JSON, not a plant, a tenant the contract refuses
+  stopped?: 'interrupted' | 'conflict' | 'errors'; // early: signal, 'fail', over maxErrors
+  complete: boolean; // the end line was read and its count matched: the whole export was there
 }
 
 /** A file the import refuses as a whole: not an export, or not one this version reads. */
@@ -57,25 +49,19 @@ export class ImportRefused extends Error {
 }
 
 type Entry = { line: number; plant: StoredPlant };
+type Refusal = [code: ImportProblem['code'], reason: string];
 
-/** Batches written at once at most. */
 const IN_FLIGHT = 4;
 
+const COUNTED = {
+  stored: 'imported',
+  present: 'present',
+  replaced: 'replaced',
+  conflict: 'conflicts',
+  quota: 'refused',
+} as const satisfies Record<ImportOutcome, keyof ImportSummary>;
+
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/** The line's text, or undefined when it is not UTF-8 or too long. */
-function text(line: string | Uint8Array): string | undefined {
-  if (typeof line === 'string') return line;
-  if (line.length > MAX_LINE_BYTES) return undefined;
-  try {
-    return UTF8.decode(line);
-  } catch {
-    return undefined;
-  }
-}
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const TYPE_NAMES: Record<string, string> = {
   undefined: 'none',
@@ -89,10 +75,7 @@ const TYPE_NAMES: Record<string, string> = {
 const typeName = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : TYPE_NAMES[typeof value]!;
 
-function checkHeader(
-  first: string | Uint8Array | undefined,
-  parseJson: (t: string) => unknown,
-): void {
+function checkHeader(first: string | Uint8Array | undefined, parseJson: (t: string) => unknown) {
   const header = first === undefined ? 'no line' : parse(first, parseJson);
   if (typeof header === 'string' || header.format !== EXPORT_FORMAT || header.end !== undefined) {
     throw new ImportRefused(`line 1 is not the header of a ${EXPORT_FORMAT} file`);
@@ -110,19 +93,16 @@ function checkHeader(
 }
 
 /**
- * Imports an export (NDJSON lines, as Uint8Array or string, without newline) into the store, a
- * batch of one tenant's plants per write, recording no webhook event. Idempotent: a plant held
- * with the same content counts as present, so a rerun after an interruption finishes the job.
- * Every line passes the rules POST /plants applies (parseNewPlant, checkTenant). Rejects with
- * ImportRefused when the first line is not an export's header, and as the store does on outages.
+ * Imports an export's lines (without newline) a batch of one tenant's plants per write, with no
+ * webhook event, each line checked as POST /plants checks it. Idempotent: a plant held alike is
+ * present, so a rerun finishes an interrupted job. Rejects with ImportRefused on a bad header.
  */
 export async function importPlants(
   store: PlantStore,
   lines: AsyncIterable<string | Uint8Array>,
   options: ImportOptions,
 ): Promise<ImportSummary> {
-  const policy = options.onConflict ?? 'fail';
-  const maxErrors = options.maxErrors ?? 0;
+  const { parseJson, onConflict: policy = 'fail', maxErrors = 0, signal } = options;
   const batchSize = options.batchSize ?? DEFAULT_PAGE_SIZE;
   const summary: ImportSummary = {
     lines: 0,
@@ -139,32 +119,25 @@ export async function importPlants(
   const problem = (line: number, code: ImportProblem['code'], reason: string): void => {
     options.onProblem?.({ line, code, reason: printableText(reason) });
   };
+  let number = 0;
+  const refuse = (...[code, reason]: Refusal): void => {
+    summary.errors++;
+    problem(number, code, reason);
+  };
   let tenant = '';
-  let batch: Entry[] = [];
-  let ids = new Set<bigint>();
+  let batch = new Map<bigint, Entry>(); // by plant id, in the file's order
   let endAt: number | undefined;
 
   const count = (entries: Entry[], of: string, outcomes: ImportOutcome[]): void => {
+    const holds = `tenant ${JSON.stringify(of)} holds`;
     outcomes.forEach((outcome, i) => {
+      summary[COUNTED[outcome]]++;
       const { line, plant } = entries[i]!;
-      if (outcome === 'stored') summary.imported++;
-      else if (outcome === 'present') summary.present++;
-      else if (outcome === 'replaced') summary.replaced++;
-      else if (outcome === 'conflict') {
-        summary.conflicts++;
-        problem(
-          line,
-          'conflict',
-          `tenant ${JSON.stringify(of)} holds plant ${plant.id} with other content`,
-        );
+      if (outcome === 'conflict') {
+        problem(line, 'conflict', `${holds} plant ${plant.id} with other content`);
         if (policy === 'fail') summary.stopped = 'conflict';
-      } else {
-        summary.refused++;
-        problem(
-          line,
-          'plant-quota-reached',
-          `tenant ${JSON.stringify(of)} holds its quota; plant ${plant.id} refused`,
-        );
+      } else if (outcome === 'quota') {
+        problem(line, 'plant-quota-reached', `${holds} its quota; plant ${plant.id} refused`);
       }
     });
     options.onProgress?.(summary);
@@ -172,11 +145,10 @@ export async function importPlants(
   // Up to IN_FLIGHT batches are written while the next is read and checked, so that neither the
   // store's round trip nor the parsing waits for the other. Writes in flight together may land in
   // any order (a pool of connections, a Cluster's nodes), so a batch holding an id of a batch in
-  // flight waits for it: a repeated id lands as the file's later line says (see ids).
-  const inFlight: { tenant: string; ids: Set<bigint>; write: Promise<void> }[] = [];
+  // flight waits for it: a repeated id lands as the file's later line says.
+  const inFlight: { tenant: string; batch: Map<bigint, Entry>; write: Promise<void> }[] = [];
   const settle = async (count: number): Promise<void> => {
-    const waiting = inFlight.splice(0, count).map((sent) => sent.write);
-    const settled = await Promise.allSettled(waiting);
+    const settled = await Promise.allSettled(inFlight.splice(0, count).map((sent) => sent.write));
     const failed = settled.find((result) => result.status === 'rejected');
     if (failed === undefined) return;
     // Nothing is left behind unawaited when a write fails: the rest settle before the error.
@@ -184,71 +156,54 @@ export async function importPlants(
     throw failed.reason;
   };
   const flush = async (): Promise<void> => {
-    if (batch.length === 0) return;
-    const entries = batch;
-    const of = tenant;
-    const sent = ids;
-    batch = [];
-    ids = new Set();
+    if (batch.size === 0) return;
+    const [sent, of, entries] = [batch, tenant, [...batch.values()]];
+    batch = new Map();
     const overlapping = inFlight.findLastIndex(
-      (earlier) =>
-        earlier.tenant === of && entries.some((entry) => earlier.ids.has(entry.plant.id)),
+      (earlier) => earlier.tenant === of && [...sent.keys()].some((id) => earlier.batch.has(id)),
     );
     if (overlapping >= 0) {
       await settle(overlapping + 1);
       // Not sent: the import stops after the batches in flight with the first conflict.
       if (summary.stopped === 'conflict') return;
     }
+    const plants = entries.map((entry) => entry.plant);
     const write = store
-      .importBatch(
-        of,
-        entries.map((entry) => entry.plant),
-        policy === 'overwrite',
-      )
+      .importBatch(of, plants, policy === 'overwrite')
       .then((outcomes) => count(entries, of, outcomes));
     // Awaited by settle; until then a rejection must not count as unhandled.
     write.catch(() => {});
-    inFlight.push({ tenant: of, ids: sent, write });
+    inFlight.push({ tenant: of, batch: sent, write });
     if (inFlight.length >= IN_FLIGHT) await settle(1);
   };
 
-  const iterator = lines[Symbol.asyncIterator]();
-  const first = await iterator.next();
-  checkHeader(first.done ? undefined : first.value, options.parseJson);
-  let number = 1;
-  for (;;) {
-    const next = await iterator.next();
-    if (next.done) break;
-    number++;
-    const refuse = (code: ImportProblem['code'], reason: string): void => {
-      summary.errors++;
-      problem(number, code, reason);
-    };
-    const value = parse(next.value, options.parseJson);
+  for await (const line of lines) {
+    if (++number === 1) {
+      checkHeader(line, parseJson);
+      continue;
+    }
+    const value = parse(line, parseJson);
     if (typeof value === 'string') {
       summary.lines++;
       refuse('invalid-line', value);
-    } else if (endAt !== undefined)
+    } else if (endAt !== undefined) {
       refuse('invalid-line', `a line after the end line (line ${endAt})`);
-    else if (value.end === true && value.format === EXPORT_FORMAT) {
+    } else if (value.end === true && value.format === EXPORT_FORMAT) {
       endAt = number;
       summary.complete = value.plants === BigInt(summary.lines);
-      if (!summary.complete)
-        refuse(
-          'invalid-line',
-          `the end line counts ${String(value.plants)} plants; the file holds ${summary.lines}`,
-        );
+      const counted = `the end line counts ${String(value.plants)} plants`;
+      if (!summary.complete) refuse('invalid-line', `${counted}; the file holds ${summary.lines}`);
     } else {
       summary.lines++;
-      const entry = record(value, refuse);
-      if (entry !== undefined) {
-        if (entry.tenant !== tenant || batch.length >= batchSize || ids.has(entry.plant.id)) {
+      const entry = readPlant(value);
+      if (Array.isArray(entry)) refuse(...entry);
+      else {
+        if (entry.tenant !== tenant || batch.size >= batchSize || batch.has(entry.plant.id)) {
           await flush();
-          if (summary.stopped !== undefined || options.signal?.aborted) break;
+          if (summary.stopped !== undefined || signal?.aborted) break;
           tenant = entry.tenant;
         }
-        batch.push({ line: number, plant: entry.plant });
-        ids.add(entry.plant.id);
+        batch.set(entry.plant.id, { line: number, plant: entry.plant });
       }
     }
     if (summary.errors > maxErrors) {
@@ -256,47 +211,46 @@ export async function importPlants(
       break;
     }
   }
-  if (summary.stopped === 'errors' || (summary.stopped === undefined && !options.signal?.aborted)) {
+  if (number === 0) checkHeader(undefined, parseJson);
+  if (summary.stopped === 'errors' || (summary.stopped === undefined && !signal?.aborted)) {
     await flush();
   }
   await settle(inFlight.length);
-  if (options.signal?.aborted && summary.stopped === undefined) summary.stopped = 'interrupted';
-  await iterator.return?.();
+  if (signal?.aborted && summary.stopped === undefined) summary.stopped = 'interrupted';
   return summary;
 }
 
 /** The line's JSON object, or why it is not one. */
-function parse(
-  line: string | Uint8Array,
-  parseJson: (t: string) => unknown,
-): Record<string, unknown> | string {
-  const decoded = text(line);
-  if (decoded === undefined) return `not UTF-8 text of at most ${MAX_LINE_BYTES} bytes`;
+function parse(line: string | Uint8Array, parseJson: (t: string) => unknown) {
+  let text: string;
+  try {
+    if (typeof line !== 'string' && line.length > MAX_LINE_BYTES) throw new RangeError('too long');
+    text = typeof line === 'string' ? line : UTF8.decode(line);
+  } catch {
+    return `not UTF-8 text of at most ${MAX_LINE_BYTES} bytes`;
+  }
   let value: unknown;
   try {
-    value = parseJson(decoded);
+    value = parseJson(text);
   } catch (error) {
     const reason = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
     return `not valid JSON: ${reason.slice(0, 200)}`;
   }
-  return isRecord(value) ? value : 'not a JSON object';
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : 'not a JSON object';
 }
 
-/** The tenant and plant of a line, checked as POST /plants checks them, or undefined when refused. */
-function record(
+/** The tenant and plant of a line, checked as POST /plants checks them, or why it is refused. */
+function readPlant(
   value: Record<string, unknown>,
-  refuse: (code: ImportProblem['code'], reason: string) => void,
-): { tenant: string; plant: StoredPlant } | undefined {
+): { tenant: string; plant: StoredPlant } | Refusal {
   const badTenant = checkTenant(value.tenant);
-  if (badTenant !== undefined) {
-    refuse('invalid-tenant', `tenant ${badTenant}`);
-    return undefined;
-  }
+  if (badTenant !== undefined) return ['invalid-tenant', `tenant ${badTenant}`];
   try {
     return { tenant: value.tenant as string, plant: parseNewPlant(value) };
   } catch (error) {
     if (!isPlantError(error)) throw error;
-    refuse('invalid-plant', error.message);
-    return undefined;
+    return ['invalid-plant', error.message];
   }
 }

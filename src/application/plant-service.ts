@@ -1,13 +1,7 @@
 import { OPERATION_SCOPES, requireScope, type Caller } from '../domain/caller.js';
 import { PlantError } from '../domain/errors.js';
 import { isPlantId, type PlantId } from '../domain/plant-id.js';
-import {
-  checkTagFilter,
-  parseNewPlant,
-  toPlant,
-  type NewPlant,
-  type Plant,
-} from '../domain/plant.js';
+import { checkTagFilter, parseNewPlant, toPlant, type NewPlant } from '../domain/plant.js';
 import type { PlantEvents } from '../ports/plant-events.js';
 import type { PlantStore } from '../ports/plant-store.js';
 import type { PlantPage, PlantQuery, PlantUseCases } from '../ports/plant-use-cases.js';
@@ -15,17 +9,14 @@ import type { PlantPage, PlantQuery, PlantUseCases } from '../ports/plant-use-ca
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
 
-/**
- * The plant use cases, over any PlantStore. A create's event goes to the store with the plant (a
- * store with webhooks records both or neither); `events` hears of it once recorded.
- */
+/** The plant use cases over any PlantStore; `events` hears of a create's event once recorded. */
 export class PlantService implements PlantUseCases {
   constructor(
     private readonly store: PlantStore,
     private readonly events?: PlantEvents,
   ) {}
 
-  async createPlant(caller: Caller, input: NewPlant): Promise<Plant> {
+  async createPlant(caller: Caller, input: NewPlant) {
     requireScope(caller, OPERATION_SCOPES.createPlant);
     // Checked again at run time: a caller without types can pass anything.
     const plant = parseNewPlant(input);
@@ -54,7 +45,7 @@ export class PlantService implements PlantUseCases {
     return found.length > wanted ? { plants, next: found[wanted - 1]!.id } : { plants };
   }
 
-  async getPlant(caller: Caller, id: PlantId): Promise<Plant> {
+  async getPlant(caller: Caller, id: PlantId) {
     requireScope(caller, OPERATION_SCOPES.getPlant);
     if (!isPlantId(id)) throw new PlantError('invalid-plant', 'id must be an int64 plant id');
     const plant = await this.store.get(caller.tenant, id);

@@ -6,13 +6,8 @@ import {
   TokenRequestError,
   type ManagedToken,
   type TokenRequest,
-  type TokenSummary,
 } from '../domain/managed-token.js';
-import type {
-  IssuedToken,
-  Revocation,
-  TokenAdministration,
-} from '../ports/token-administration.js';
+import type { TokenAdministration } from '../ports/token-administration.js';
 import type { TokenStore } from '../ports/token-store.js';
 import { mintToken, referencedTokenId, tokenDigest } from './token-format.js';
 
@@ -23,7 +18,7 @@ export class TokenAdministrator implements TokenAdministration {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async issue(request: TokenRequest & { expiresAt?: Date }): Promise<IssuedToken> {
+  async issue(request: TokenRequest & { expiresAt?: Date }) {
     const problem = checkTokenRequest(request);
     if (problem !== undefined) throw new TokenRequestError(problem);
     const createdAt = this.now();
@@ -44,11 +39,11 @@ export class TokenAdministrator implements TokenAdministration {
     throw new PlantError('storage-unavailable', 'the token store refused three fresh ids');
   }
 
-  list(tenant?: string): Promise<TokenSummary[]> {
+  list(tenant?: string) {
     return this.store.list(tenant);
   }
 
-  async revoke(reference: string): Promise<Revocation> {
+  async revoke(reference: string) {
     const id = referencedTokenId(reference);
     if (id === undefined) {
       throw new TokenRequestError(`"${reference.slice(0, 24)}" is not a token id (16 hex digits)`);

@@ -1,11 +1,6 @@
 import { checkTenant } from '../domain/tenant.js';
-import {
-  isWebhookEventType,
-  WEBHOOK_EVENTS,
-  WebhookRequestError,
-  type WebhookEventType,
-  type WebhookSubscription,
-} from '../domain/webhook.js';
+import { isWebhookEventType, WEBHOOK_EVENTS, WebhookRequestError } from '../domain/webhook.js';
+import type { WebhookSubscription } from '../domain/webhook.js';
 import type {
   ReceiverUrlCheck,
   SubscriptionRequest,
@@ -14,12 +9,7 @@ import type {
 import type { WebhookSubscriptions } from '../ports/webhook-subscriptions.js';
 import { newSubscriptionId, newWebhookSecret } from './webhook-ids.js';
 
-export const MAX_URL_LENGTH = 2048;
-
-/**
- * Managing subscriptions, as `plant-store webhooks` and embedders do it: checks requests, makes
- * ids and secrets, and resets a subscription's failures when it is enabled again.
- */
+/** Managing subscriptions (`plant-store webhooks`): checks requests, makes ids and secrets. */
 export class WebhookAdministrator implements WebhookAdministration {
   constructor(
     private readonly store: WebhookSubscriptions,
@@ -32,8 +22,7 @@ export class WebhookAdministrator implements WebhookAdministration {
     // The one tenant rule of every token: a subscription no token could reach is refused.
     const badTenant = checkTenant(tenant);
     if (badTenant !== undefined) throw new WebhookRequestError(`the tenant ${badTenant}`);
-    const refusal =
-      url.length > MAX_URL_LENGTH ? 'the URL is too long' : this.checkReceiverUrl(url);
+    const refusal = url.length > 2048 ? 'the URL is too long' : this.checkReceiverUrl(url);
     if (refusal !== undefined) throw new WebhookRequestError(refusal);
     const events = [...new Set(request.events?.length ? request.events : ['plant.created'])];
     const unknown = events.find((event) => !isWebhookEventType(event));
@@ -47,17 +36,16 @@ export class WebhookAdministrator implements WebhookAdministration {
       tenant,
       url: new URL(url).href,
       secret: newWebhookSecret(),
-      events: events as WebhookEventType[],
+      events: events.filter(isWebhookEventType), // all of them, as checked
       enabled: true,
       createdAt: new Date(),
       health: { failures: 0 },
     };
-    if (!(await this.store.add(subscription)))
-      throw new Error('a subscription id repeated; try again');
-    return subscription;
+    if (await this.store.add(subscription)) return subscription;
+    throw new Error('a subscription id repeated; try again');
   }
 
-  list(tenant?: string): Promise<WebhookSubscription[]> {
+  list(tenant?: string) {
     return this.store.list(tenant);
   }
 
@@ -65,16 +53,16 @@ export class WebhookAdministrator implements WebhookAdministration {
     return this.store.remove(id);
   }
 
-  rotateSecret(id: string): Promise<WebhookSubscription | undefined> {
+  rotateSecret(id: string) {
     return this.store.update(id, { secret: newWebhookSecret() });
   }
 
   // Enabled again with its failures forgotten, so that the disable period starts afresh.
-  enable(id: string): Promise<WebhookSubscription | undefined> {
+  enable(id: string) {
     return this.store.update(id, { enabled: true, disabledAt: null, health: { failures: 0 } });
   }
 
-  disable(id: string): Promise<WebhookSubscription | undefined> {
+  disable(id: string) {
     return this.store.update(id, { enabled: false, disabledAt: new Date() });
   }
 }

@@ -1,6 +1,5 @@
 import { randomBytes, randomFillSync } from 'node:crypto';
 
-/** A new subscription id: `wh_` and 16 hex digits. */
 export const newSubscriptionId = (): string => `wh_${randomBytes(8).toString('hex')}`;
 
 export const SUBSCRIPTION_ID = /^wh_[0-9a-f]{16}$/;

@@ -6,7 +6,6 @@ export type Scope = (typeof SCOPES)[number];
 
 export const isScope = (value: unknown): value is Scope => SCOPES.includes(value as Scope);
 
-/** Who is acting: the tenant whose plants they reach, and what they may do with them. */
 export interface Caller {
   readonly tenant: string;
   readonly scopes: readonly Scope[];
@@ -21,7 +20,6 @@ export const OPERATION_SCOPES = {
   readMetrics: 'metrics:read',
 } as const satisfies Record<string, Scope>;
 
-/** Throws an `insufficient-scope` PlantError unless the caller holds the scope. */
 export function requireScope(caller: Caller, scope: Scope): void {
   if (!caller.scopes.includes(scope)) {
     throw new PlantError('insufficient-scope', `this operation needs the scope ${scope}`, scope);

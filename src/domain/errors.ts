@@ -5,7 +5,6 @@ export type PlantErrorCode =
   | 'insufficient-scope'
   | 'plant-not-found'
   | 'duplicate-plant'
-  /** The tenant holds as many plants as its quota allows. */
   | 'plant-quota-reached'
   | 'storage-unavailable'
   /** The store answers but takes no writes: out of memory or disk, or read-only. */
@@ -18,8 +17,7 @@ export class PlantError extends Error {
   constructor(
     readonly code: PlantErrorCode,
     message: string,
-    /** The scope an operation needed, for `insufficient-scope`. */
-    readonly scope?: string,
+    readonly scope?: string, // the scope an operation needed, for `insufficient-scope`
   ) {
     super(message);
     this.name = 'PlantError';

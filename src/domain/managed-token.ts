@@ -8,23 +8,18 @@ export interface ManagedToken {
   readonly name: string;
   readonly tenant: string;
   readonly scopes: readonly Scope[];
-  /** base64url SHA-256 of the whole token text. */
-  readonly digest: string;
+  readonly digest: string; // base64url SHA-256 of the whole token text
   readonly createdAt: Date;
   readonly expiresAt?: Date;
   readonly revokedAt?: Date;
   readonly lastUsedAt?: Date;
 }
 
-/** What `tokens list` may show: everything but the digest. */
+/** What may leave a store in a listing (`tokens list`): everything but the digest. */
 export type TokenSummary = Omit<ManagedToken, 'digest'>;
 
-/** Drops the digest: what may leave a store in a listing. */
-export function toSummary({ digest: _digest, ...rest }: ManagedToken): TokenSummary {
-  return rest;
-}
+export const toSummary = ({ digest: _digest, ...rest }: ManagedToken): TokenSummary => rest;
 
-/** What an operator asks for; checked by `checkTokenRequest`. */
 export interface TokenRequest {
   tenant: string;
   scopes: readonly string[];
@@ -38,7 +33,6 @@ export class TokenRequestError extends Error {
   override name = 'TokenRequestError';
 }
 
-/** Resolves a one-line reason the request cannot be issued, or undefined when it can. */
 export function checkTokenRequest({ tenant, scopes, name = '' }: TokenRequest): string | undefined {
   if (tenant === '') return 'a tenant is required (--tenant T)';
   const badTenant = checkTenant(tenant);

@@ -5,11 +5,7 @@ import { codePoints, hasUnsafeCharacter } from './tenant.js';
 /** A plant as callers see it: never with its id. */
 export type Plant = { name: string; tag?: string | undefined };
 
-/**
- * A plant to create, as typed callers pass it: `id` is a bigint, or a number when it is a safe
- * integer; an undefined tag is no tag (so a `string | undefined` fits under
- * exactOptionalPropertyTypes). `createPlant` still checks it at run time, for callers without types.
- */
+/** A plant to create: `id` a bigint or a safe integer; an undefined tag is none. */
 export type NewPlant = { id: PlantId | number; name: string; tag?: string | undefined };
 
 /** A plant as a store keeps it: checked, its id a bigint. */
@@ -22,6 +18,11 @@ export const TAG_MAX = 64;
 export const toPlant = (plant: StoredPlant): Plant =>
   plant.tag === undefined ? { name: plant.name } : { name: plant.name, tag: plant.tag };
 
+const invalid = (field: string, rule: string): PlantError =>
+  new PlantError('invalid-plant', `${field} ${rule}`);
+
+const UNSAFE = 'must not contain control characters, unpaired surrogates or bidirectional controls';
+
 function checkText(field: string, value: unknown, min: number, max: number): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
   const length = codePoints(value);
@@ -29,29 +30,19 @@ function checkText(field: string, value: unknown, min: number, max: number): str
     throw invalid(field, `must be ${min} to ${max} characters long (got ${length})`);
   }
   // The labels' character rule: a name shows in an operator's lists as a tenant or label does.
-  if (hasUnsafeCharacter(value)) {
-    throw invalid(
-      field,
-      'must not contain control characters, unpaired surrogates or bidirectional controls',
-    );
-  }
+  if (hasUnsafeCharacter(value)) throw invalid(field, UNSAFE);
   return value;
 }
-
-const invalid = (field: string, rule: string): PlantError =>
-  new PlantError('invalid-plant', `${field} ${rule}`);
 
 /** The id as a bigint; a number only when it is a safe integer, since a larger one is already rounded. */
 function checkId(rawId: unknown): PlantId {
   if (rawId === undefined) throw invalid('id', 'is required');
-  if (typeof rawId === 'number') {
-    if (Number.isSafeInteger(rawId)) return BigInt(rawId);
-    if (Number.isInteger(rawId)) {
-      throw invalid(
-        'id',
-        `${rawId} is not a safe integer, so it may be rounded already; pass a bigint`,
-      );
-    }
+  if (typeof rawId === 'number' && Number.isSafeInteger(rawId)) return BigInt(rawId);
+  if (typeof rawId === 'number' && Number.isInteger(rawId)) {
+    throw invalid(
+      'id',
+      `${rawId} is not a safe integer, so it may be rounded already; pass a bigint`,
+    );
   }
   if (!isPlantId(rawId)) {
     throw invalid('id', `must be an integer from ${MIN_PLANT_ID} to ${MAX_PLANT_ID}`);
@@ -59,10 +50,7 @@ function checkId(rawId: unknown): PlantId {
   return rawId;
 }
 
-/**
- * Checks a candidate plant field by field and returns only the known fields. Takes `unknown`, so
- * that untyped callers (parsed JSON, plain JavaScript) get the same refusals as typed ones.
- */
+/** Checks a candidate plant field by field, keeping only known fields; `unknown`, for untyped callers. */
 export function parseNewPlant(candidate: unknown): StoredPlant {
   if (typeof candidate !== 'object' || candidate === null || Array.isArray(candidate)) {
     throw new PlantError('invalid-plant', 'a plant must be an object with id and name');
@@ -82,11 +70,7 @@ export const samePlant = (a: StoredPlant, b: StoredPlant): boolean =>
 /** Tags one list may filter by (`?tags=` given more often is refused). */
 export const MAX_FILTER_TAGS = 20;
 
-/**
- * A list's tag filter as the core takes it: undefined (no filter), or 1 to MAX_FILTER_TAGS tags,
- * each a tag a plant could hold (0 to TAG_MAX characters, the empty tag included); resolves them
- * distinct and sorted. Throws `invalid-query` otherwise.
- */
+/** A list's tag filter: none, or 1 to MAX_FILTER_TAGS tags a plant can hold; distinct, sorted. */
 export function checkTagFilter(tags: unknown): string[] | undefined {
   if (tags === undefined) return undefined;
   if (!Array.isArray(tags) || tags.length === 0 || tags.length > MAX_FILTER_TAGS) {

@@ -4,18 +4,15 @@
 // U+2029, line breaks to some readers.
 const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Cf}\p{Zl}\p{Zp}]/gu;
 
-// \uXXXX per UTF-16 unit (a surrogate pair above U+FFFF): the escape JSON and JavaScript read, so
-// that escaped JSON text stays JSON with the same meaning.
-const escape = (character: string): string =>
-  character
-    .split('') // UTF-16 units, not code points
-    .map((unit) => `\\u${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)
-    .join('');
-
 /**
- * The text with every control, format and bidirectional character written as a `\uXXXX` escape:
- * what to print of any text that comes from outside (a file, a request, a receiver's answer) to a
- * terminal or a log, so that it can neither rewrite the operator's screen nor display as other
- * text. Printable text, a backslash among it, is kept as it is.
+ * Any outside text (a file, a request, a receiver's answer) as it may be printed to a terminal or
+ * a log: every control, format and bidirectional character as a `\uXXXX` escape per UTF-16 unit,
+ * which JSON reads too, so escaped JSON keeps its meaning. The rest, a backslash among it, is kept.
  */
-export const printableText = (text: string): string => text.replace(UNPRINTABLE, escape);
+export const printableText = (text: string): string =>
+  text.replace(UNPRINTABLE, (character) =>
+    character
+      .split('') // UTF-16 units, not code points
+      .map((unit) => `\\u${unit.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`)
+      .join(''),
+  );

@@ -1,31 +1,24 @@
 /**
- * When deliveries are tried again: `delaysMs[n]` after the (n+1)th failed attempt, the last delay
- * repeating; each delay is spread by ±`jitter` (a fraction) so that a recovered receiver is not hit
- * by every retry at once.
+ * Retries `delaysMs[n]` after the (n+1)th failure, the last repeating, each spread by ±`jitter` so
+ * a recovered receiver is not hit at once; failing for `disableAfterMs` disables a subscription.
  */
 export interface RetrySchedule {
   readonly delaysMs: readonly number[];
   readonly jitter: number;
-  /** A subscription failing without a success for this long is disabled. */
   readonly disableAfterMs: number;
 }
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
+const HOUR = 3_600_000;
 
 /** Standard Webhooks' suggested schedule: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; disabled after 5 days. */
 export const DEFAULT_RETRY_SCHEDULE: RetrySchedule = {
-  delaysMs: [5_000, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
+  delaysMs: [5_000, 300_000, HOUR / 2, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR],
   jitter: 0.2,
   disableAfterMs: 5 * 24 * HOUR,
 };
 
 /** The wait before the next attempt, after `failures` failed attempts (1 or more). */
-export function retryDelay(
-  schedule: RetrySchedule,
-  failures: number,
-  random = Math.random,
-): number {
+export function retryDelay(schedule: RetrySchedule, failures: number, random = Math.random) {
   const { delaysMs } = schedule;
   const base = delaysMs[Math.min(Math.max(failures, 1), delaysMs.length) - 1] ?? 0;
   return Math.max(0, Math.round(base * (1 + schedule.jitter * (2 * random() - 1))));

@@ -1,27 +1,18 @@
-/** The longest tenant, in code points. */
-export const MAX_TENANT_LENGTH = 256;
+const MAX_TENANT_LENGTH = 256;
 
 // Cc: C0, DEL and C1 controls (NUL among them) would rewrite an operator's terminal or end a C string.
-// Cs: only unpaired surrogates match under the u flag; they cannot be encoded as UTF-8, so two
-// tenants differing by one would merge into one in a store that keeps UTF-8.
-// The rest: bidirectional embeddings, overrides, isolates and marks (U+202A-U+202E,
-// U+2066-U+2069, U+200E, U+200F, U+061C), which make a text display as another one.
+// Cs: unpaired surrogates (all the u flag matches) have no UTF-8, so two tenants differing by one
+// would merge in a store that keeps UTF-8. The rest: bidirectional embeddings, overrides, isolates
+// and marks, which make a text display as another one.
 const UNSAFE_CHARACTER = /[\p{Cc}\p{Cs}\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/u;
 
 /** The text's length in code points (an unpaired surrogate counts as one). */
 export const codePoints = (text: string): number => [...text].length;
 
-/**
- * Whether the text holds a character no label, tenant, plant name or tag may hold: a control
- * character, an unpaired surrogate or a bidirectional control (the rule above, written once).
- */
+/** Whether the text holds a character no label, tenant, plant name or tag may hold (the rule above). */
 export const hasUnsafeCharacter = (text: string): boolean => UNSAFE_CHARACTER.test(text);
 
-/**
- * Why the text cannot name or label anything an operator reads (control characters, unpaired
- * surrogates, bidirectional controls, or nothing but whitespace), or undefined when it can.
- * Empty text passes: whether a value is required is the caller's rule.
- */
+/** Why the text cannot label anything an operator reads, or undefined; empty text passes. */
 export function checkLabel(text: string): string | undefined {
   if (hasUnsafeCharacter(text)) {
     return 'must be free of control characters, unpaired surrogates and bidirectional controls';
@@ -33,12 +24,7 @@ export function checkLabel(text: string): string | undefined {
 const NOT_NFC =
   'must be in Unicode normalization form C (NFC: composed characters, as most keyboards type them)';
 
-/**
- * The one rule every tenant follows, whatever the door it comes in by (a static, managed or JWT
- * token, `plant-store tokens`, an import line): a string of 1 to 256 code points that
- * `checkLabel` accepts, in Unicode normalization form C. Resolves why a value is not a tenant, or
- * undefined when it is.
- */
+/** Why a value is not a tenant (1 to 256 code points, a label, NFC) at any door, or undefined. */
 export function checkTenant(tenant: unknown): string | undefined {
   if (typeof tenant !== 'string' || tenant === '') return 'must be a non-empty string';
   // A UTF-16 length above twice the bound is too long without counting.
@@ -50,13 +36,9 @@ export function checkTenant(tenant: unknown): string | undefined {
   return checkLabel(tenant) ?? (tenant.normalize('NFC') === tenant ? undefined : NOT_NFC);
 }
 
-/** Whether `tenant` is a tenant under `checkTenant`. */
 export const isTenant = (tenant: unknown): tenant is string => checkTenant(tenant) === undefined;
 
-/**
- * The one order of tenants every store lists them in: by code point, which is UTF-8 byte order
- * (MongoDB's and Redis's) and differs from `<` on UTF-16 above U+FFFF.
- */
+/** The order every store lists tenants in: by code point (as UTF-8 bytes), not `<` (UTF-16). */
 export function compareTenants(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {

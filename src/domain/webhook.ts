@@ -11,21 +11,17 @@ export const isWebhookEventType = (value: unknown): value is WebhookEventType =>
 /** What the core asks a store to record with a write, in the same atomic step. */
 export type PlantEvent = { type: 'plant.created'; plant: NewPlant };
 
-/** A receiver's standing: consecutive failures since its last success, and why the last one failed. */
+/** A receiver's standing: failed attempts since its last success (0 when healthy), the last error. */
 export interface DeliveryHealth {
-  /** Failed attempts since the last success (0 when healthy). */
   readonly failures: number;
-  /** Start of the current run of failures: what the disable period is counted from. */
-  readonly failingSince?: Date;
+  readonly failingSince?: Date; // start of this run of failures: the disable period counts from it
   readonly lastError?: string;
   readonly lastAttemptAt?: Date;
   readonly lastSuccessAt?: Date;
 }
 
-/** Where and how a tenant's events are sent. */
 export interface WebhookSubscription {
-  /** `wh_` and 16 hex digits. */
-  readonly id: string;
+  readonly id: string; // `wh_` and 16 hex digits
   readonly tenant: string;
   readonly url: string;
   /** `whsec_<base64>`: the Standard Webhooks signing key; never listed or logged. */
@@ -33,8 +29,7 @@ export interface WebhookSubscription {
   readonly events: readonly WebhookEventType[];
   readonly enabled: boolean;
   readonly createdAt: Date;
-  /** When it was disabled (by `webhooks disable` or after failing for the disable period). */
-  readonly disabledAt?: Date;
+  readonly disabledAt?: Date; // by `webhooks disable`, or after failing for the disable period
   readonly health: DeliveryHealth;
 }
 
@@ -43,31 +38,23 @@ export type SubscriptionPatch = Partial<
   Pick<WebhookSubscription, 'secret' | 'enabled' | 'health' | 'url'>
 > & { disabledAt?: Date | null };
 
-/** Merges a patch: what every store does in its own terms. */
 export function applyPatch(
   subscription: WebhookSubscription,
   patch: SubscriptionPatch,
 ): WebhookSubscription {
   const { disabledAt, ...rest } = patch;
-  const merged = { ...subscription, ...rest };
-  if (disabledAt === null) {
-    delete (merged as { disabledAt?: Date }).disabledAt;
-    return merged;
-  }
-  return disabledAt === undefined ? merged : { ...merged, disabledAt };
+  const merged = { ...subscription, ...rest, ...(disabledAt && { disabledAt }) };
+  if (disabledAt === null) delete (merged as { disabledAt?: Date }).disabledAt;
+  return merged;
 }
 
-/**
- * The body of an event, as the interface declares it: `plant.created` carries the NewPlant,
- * `{"id":<int64>,"name":...,"tag"?:...}`, the id an exact JSON integer over the whole int64 range.
- */
+/** The body of a `plant.created` event: the NewPlant, its id an exact JSON integer (int64). */
 export function eventBody(event: PlantEvent): string {
   const { id, name, tag } = event.plant;
   const head = `{"id":${id},"name":${jsonString(name)}`;
   return tag === undefined ? `${head}}` : `${head},"tag":${jsonString(tag)}}`;
 }
 
-/** Whether a subscription wants an event now: enabled and asking for its type. */
 export const wants = (subscription: WebhookSubscription, type: WebhookEventType): boolean =>
   subscription.enabled && subscription.events.includes(type);
 

@@ -4,8 +4,6 @@ export interface Logger {
   info(fields: object, message?: string): void;
   warn(fields: object, message?: string): void;
   error(fields: object, message?: string): void;
-  /** Optional: a logger adding `bindings` to each of its lines (pino's child loggers). */
-  child?(bindings: object): Logger;
-  /** Optional: whether a line at `level` would be written; absent counts as yes. */
-  isLevelEnabled?(level: string): boolean;
+  child?(bindings: object): Logger; // adds `bindings` to each of its lines (pino's child loggers)
+  isLevelEnabled?(level: string): boolean; // whether a line at `level` is written (absent: yes)
 }

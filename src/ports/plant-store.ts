@@ -3,32 +3,16 @@ import type { StoredPlant } from '../domain/plant.js';
 import type { PlantEvent } from '../domain/webhook.js';
 import { portMethods } from './port-methods.js';
 
-/**
- * What a batched import did with one plant: `stored` (new), `present` (the tenant holds it with the
- * same content), `replaced` (held with other content, overwritten), `conflict` (held with other
- * content, kept), `quota` (refused: the tenant holds its quota).
- */
+/** What an import did with a plant: new, held alike, held otherwise (overwritten, kept), quota. */
 export type ImportOutcome = 'stored' | 'present' | 'replaced' | 'conflict' | 'quota';
 
-/**
- * Driven port: where plants are kept, per tenant. Implementations translate their outages into a
- * `storage-unavailable` PlantError and must never leave a half-written plant behind. Its connection
- * belongs to the Storage that opened it (ports/storage.ts), which closes it.
- */
+/** Driven port: plants per tenant, never half-written; outages are `storage-unavailable`. */
 export interface PlantStore {
-  /**
-   * Stores the plant unless the tenant has one with its id; atomic; resolves false (storing nothing)
-   * on a duplicate. Stores with webhooks record `event` for the tenant's subscribers in the same write.
-   */
+  /** Stores the plant unless its id is taken (false); atomic, recording `event` in that write. */
   insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean>;
   /** Resolves the tenant's plant with that id, or undefined. */
   get(tenant: string, id: PlantId): Promise<StoredPlant | undefined>;
-  /**
-   * Resolves at most `limit` of the tenant's plants with an id above `after` (from the lowest when
-   * undefined), by ascending id. With `tags` (distinct, at least one), only the plants whose tag is
-   * one of them, read through an index per tag kept in the same write as the plant: a page costs
-   * what an unfiltered page costs, whatever else the tenant holds.
-   */
+  /** Up to `limit` plants above `after` by id; with `tags`, through a per-tag index (same cost). */
   list(
     tenant: string,
     after: PlantId | undefined,
@@ -37,20 +21,11 @@ export interface PlantStore {
   ): Promise<StoredPlant[]>;
   /** Removes the plant; resolves false when the tenant has none with that id. */
   delete(tenant: string, id: PlantId): Promise<boolean>;
-  /**
-   * Resolves at most `limit` tenants holding plants, above `after` (from the first when undefined),
-   * in code-point order (compareTenants). A store may serve the page after a full one (`after` its
-   * last tenant) from the reading that page came from: a tenant written or emptied meanwhile may or
-   * may not be in it.
-   */
+  /** Up to `limit` tenants holding plants above `after` (compareTenants), perhaps read earlier. */
   tenants(after: string | undefined, limit: number): Promise<string[]>;
   /**
-   * Imports a batch of one tenant's plants (distinct ids), within the quota and recording no
-   * event; resolves one outcome per plant, in order. `overwrite` replaces conflicts. Each plant is
-   * written whole or not at all, the batch not necessarily at once (Redis: one script; MongoDB: a
-   * find and bulk writes), so a failure may leave part of it written, which a rerun finds present.
-   * Batches in flight together may land in any order: a caller that repeats an id waits for the
-   * batch holding it first (plant-import.ts).
+   * Imports one tenant's plants (distinct ids) within the quota, with no event: an outcome each.
+   * Each plant lands whole, the batch maybe in parts; batches in flight land in any order.
    */
   importBatch(
     tenant: string,
@@ -64,10 +39,7 @@ export interface PlantStore {
 /** What an export reads: the tenants holding plants, and their plants, a page at a time. */
 export type PlantReader = Pick<PlantStore, 'list' | 'tenants'>;
 
-/**
- * The plants as they were at one instant, read a page at a time whatever is written meanwhile,
- * until `release()` (which must come before the storage closes).
- */
+/** The plants of one instant, read a page at a time until `release()` (before storage closes). */
 export interface PlantSnapshot extends PlantReader {
   release(): void;
 }

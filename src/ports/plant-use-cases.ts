@@ -16,12 +16,9 @@ export interface PlantQuery {
 
 /** Driving port: what the core offers, each operation acting for a caller. Refusals are PlantErrors. */
 export interface PlantUseCases {
-  /** Creates the plant in the caller's tenant (scope plants:write); rejects with `invalid-plant` when a field fails its rule (checked at run time too) and `duplicate-plant` when its id is taken. */
+  /** Creates the plant (scope plants:write); rejects with `invalid-plant` or `duplicate-plant`. */
   createPlant(caller: Caller, input: NewPlant): Promise<Plant>;
-  /**
-   * Lists the caller's plants by ascending id (scope plants:read); limit defaults to 100 and is
-   * capped at 1000. With `tags`, only the plants whose tag is one of them (checkTagFilter's rules).
-   */
+  /** The caller's plants by ascending id (plants:read), 100 or `limit` (up to 1000), by `tags`. */
   listPlants(caller: Caller, query?: PlantQuery): Promise<PlantPage>;
   /** The caller's plant with that id (scope plants:read); rejects with `plant-not-found` when absent. */
   getPlant(caller: Caller, id: PlantId): Promise<Plant>;

@@ -10,18 +10,11 @@ export interface Storage {
   /** Webhook subscriptions, and the deliveries `plants` records with its writes (absent: no webhooks). */
   readonly webhooks?: WebhookSubscriptions;
   readonly outbox?: WebhookOutbox;
-  /**
-   * Opens a snapshot of the plants (absent: the technology reads page by page, each page seeing
-   * what was committed before it; an export then is not one instant).
-   */
+  /** Opens a snapshot of the plants (absent: an export reads page by page, not one instant). */
   snapshot?(): Promise<PlantSnapshot>;
-  /**
-   * Writes a consistent copy of the whole storage to the new file `path` while it serves (absent:
-   * the technology's own backup tools). `compact` leaves free pages out (slower, smaller).
-   */
+  /** Copies the whole storage to the new file `path` while serving; `compact`: slower, smaller. */
   backup?(path: string, compact: boolean): Promise<void>;
   /** Reads the whole storage and says what is wrong in it, one line each (absent: no such walk). */
   check?(): Promise<{ plants: number; tenants: number; problems: string[] }>;
-  /** Releases the connection; neither store is used afterwards. */
-  close(): Promise<void>;
+  close(): Promise<void>; // neither store is used afterwards
 }

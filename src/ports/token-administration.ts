@@ -12,16 +12,12 @@ export interface Revocation {
   found: boolean;
 }
 
-/**
- * Driving port: the operator's use cases for managed tokens (the `plant-store tokens` command, or
- * any future admin interface). Refusals of a request are TokenRequestErrors; outages of the store
- * are `storage-unavailable` PlantErrors.
- */
+/** Driving port: managed tokens; refusals are TokenRequestErrors, outages PlantErrors. */
 export interface TokenAdministration {
   /** Issues a token for the tenant and scopes (never expiring without `expiresAt`); rejects with a TokenRequestError. */
   issue(request: TokenRequest & { expiresAt?: Date }): Promise<IssuedToken>;
   /** Resolves every token, or the tenant's, oldest first, never a token's text or digest. */
   list(tenant?: string): Promise<TokenSummary[]>;
-  /** Revokes the token named by its id or whole text (a second revoke keeps the first time); rejects with a TokenRequestError when the reference is neither. */
+  /** Revokes the token named by its id or text (a second revoke keeps the first time). */
   revoke(reference: string): Promise<Revocation>;
 }

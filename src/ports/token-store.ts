@@ -1,11 +1,7 @@
 import type { ManagedToken, TokenSummary } from '../domain/managed-token.js';
 import { portMethods } from './port-methods.js';
 
-/**
- * Driven port: where managed tokens are kept. Implementations translate their outages into a
- * `storage-unavailable` PlantError; no method ever receives or returns a token's text. Its
- * connection belongs to the Storage that opened it (ports/storage.ts), which closes it.
- */
+/** Driven port: managed tokens, never their text; outages are `storage-unavailable` PlantErrors. */
 export interface TokenStore {
   /** Stores the token; resolves false (storing nothing) when a token with its id exists. */
   create(token: ManagedToken): Promise<boolean>;

@@ -4,9 +4,6 @@ import type { Caller } from '../domain/caller.js';
 export interface TokenVerifier {
   /** Resolves the caller, or undefined when the token is unknown, revoked or expired; never logs the token. */
   verify(token: string): Promise<Caller | undefined>;
-  /**
-   * Optional: answers at once, without I/O, for a token it can decide so (e.g. a configured one);
-   * undefined means "ask verify()". Spares the request path its asynchronous steps.
-   */
+  /** Optional: the answer without I/O (a configured token), or undefined: ask verify(). */
   verifyNow?(token: string): Caller | undefined;
 }

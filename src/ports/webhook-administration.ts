@@ -1,18 +1,13 @@
 import type { WebhookSubscription } from '../domain/webhook.js';
 
-/** A subscription request, as an operator gives it. */
+/** A subscription request, as an operator gives it; `plant.created` when no events. */
 export interface SubscriptionRequest {
   tenant: string;
   url: string;
-  /** Event types; `plant.created` when none. */
   events?: readonly string[];
 }
 
-/**
- * Driving port: the operator's use cases for webhook subscriptions (`plant-store webhooks`, or a
- * host's own admin interface). Refusals of a request are WebhookRequestErrors; outages of the store
- * are `storage-unavailable` PlantErrors.
- */
+/** Driving port: subscriptions; refusals are WebhookRequestErrors, outages PlantErrors. */
 export interface WebhookAdministration {
   /** Adds a subscription; the result holds its secret, which is shown once. */
   add(request: SubscriptionRequest): Promise<WebhookSubscription>;

@@ -2,30 +2,24 @@ import type { WebhookEventType } from '../domain/webhook.js';
 
 /** One event on its way to one subscription, as recorded with the plant. */
 export interface PendingDelivery {
-  /** Names this delivery in its outbox. */
-  readonly key: string;
+  readonly key: string; // names this delivery in its outbox
   readonly tenant: string;
   readonly subscriptionId: string;
-  /** The `webhook-id`: the same for every attempt, instance and receiver of one event. */
-  readonly eventId: string;
+  readonly eventId: string; // the `webhook-id`: one per event, whatever the attempt or receiver
   readonly type: WebhookEventType;
-  /** The JSON body, exactly as it is sent. */
-  readonly body: string;
-  /** Failed attempts so far. */
-  readonly attempts: number;
+  readonly body: string; // the JSON body, exactly as it is sent
+  readonly attempts: number; // failed so far
   readonly createdAt: Date;
 }
 
 /**
- * Driven port: the deliveries a store recorded with its writes, shared by every instance on the
- * store. A claim hides a delivery from other claims for a lease; a lost lease (a crash, a slow
- * send) lets another instance deliver it again, with the same event id.
+ * Driven port: the deliveries a store recorded with its writes, shared by every instance. A claim
+ * hides one for a lease; a lost lease lets another instance deliver it again, same event id.
  */
 export interface WebhookOutbox {
   /**
-   * Claims at most `max` deliveries due at `now`, hiding them from other claims for `leaseMs`;
-   * at most `roomFor(tenant)` of one tenant (no bound when absent). However many deliveries a
-   * tenant without room has due, the other tenants' due deliveries are reached.
+   * Claims at most `max` deliveries due at `now` for `leaseMs`, at most `roomFor(tenant)` of one
+   * tenant; a tenant without room never keeps the others' due deliveries from being reached.
    */
   claim(
     now: Date,
@@ -37,10 +31,7 @@ export interface WebhookOutbox {
   complete(delivery: PendingDelivery): Promise<void>;
   /** Makes the delivery due again at `due`, having failed `attempts` times in all. */
   retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void>;
-  /**
-   * Forgets the tenant's oldest deliveries (by creation) so that at most `keep` are left (whole
-   * documents on MongoDB: a few more may go); resolves how many it forgot.
-   */
+  /** Forgets the tenant's oldest deliveries but `keep` (MongoDB: a few more); resolves how many. */
   trim(tenant: string, keep: number): Promise<number>;
   /** Resolves how many deliveries are pending, of all tenants or of one; for monitoring and tests. */
   size(tenant?: string): Promise<number>;

@@ -1,11 +1,7 @@
 import type { SubscriptionPatch, WebhookSubscription } from '../domain/webhook.js';
 import { portMethods } from './port-methods.js';
 
-/**
- * Driven port: where webhook subscriptions are kept, per tenant. Implementations translate their
- * outages into a `storage-unavailable` PlantError. Stores that record events (see PlantStore)
- * consult the enabled subscriptions of the event's tenant when they record it.
- */
+/** Driven port: webhook subscriptions per tenant; outages are `storage-unavailable` PlantErrors. */
 export interface WebhookSubscriptions {
   /** Stores a new subscription; resolves false (storing nothing) when its id is taken. */
   add(subscription: WebhookSubscription): Promise<boolean>;
@@ -21,7 +17,6 @@ export interface WebhookSubscriptions {
   close(): Promise<void>;
 }
 
-/** Every method of WebhookSubscriptions (checked when it compiles). */
 export const WEBHOOK_SUBSCRIPTIONS_METHODS = portMethods<WebhookSubscriptions>()([
   'add',
   'find',

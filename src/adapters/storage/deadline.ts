@@ -4,10 +4,8 @@ import { PlantError } from '../../domain/errors.js';
 export const OPERATION_DEADLINE_MS = 2000;
 
 /**
- * Settles as the store call does, but rejects with storage-unavailable once the deadline passes,
- * whatever the client does; errors that `isOutage` recognises become storage-unavailable too,
- * those that `isRefusal` recognises storage-refuses-writes, and the rest propagate. Driver text
- * never reaches a caller.
+ * The store call, but storage-unavailable past the deadline or on an `isOutage` error, and
+ * storage-refuses-writes on an `isRefusal` one (so driver text never reaches a caller).
  */
 export function withinDeadline<T>(
   work: Promise<T>,

@@ -3,15 +3,13 @@ import type { Logger } from '../../ports/logger.js';
 /** The stores whose outages are reported, as /readyz and the metrics name them. */
 export type StorePart = 'plants' | 'tokens';
 
-/** Told of each outage's start and end, e.g. to count them. */
 export type OutageListener = (store: StorePart, event: 'outage' | 'recovery') => void;
 
 const LABEL: Record<StorePart, string> = { plants: 'plant store', tokens: 'token store' };
 
 /**
- * Whether one store can serve: the first failure logs a `warn` and the first success after it an
- * `info`, once each however many calls come between, so that every technology (a lost Redis
- * connection, a MongoDB that stopped answering, a full disk) reports the same two lines.
+ * Whether one store can serve: the first failure logs a `warn`, the first success after it an
+ * `info`, once each, so that every technology reports the same two lines.
  */
 export class OutageReporter {
   private since: number | undefined;
@@ -31,7 +29,6 @@ export class OutageReporter {
     this.listener?.(this.store, 'outage');
   }
 
-  /** A call succeeded: ends an outage under way. */
   recovered(where?: string): void {
     if (this.since === undefined) return;
     const outageSeconds = (Date.now() - this.since) / 1000;
@@ -42,7 +39,6 @@ export class OutageReporter {
   }
 }
 
-/** A reporter for each store, as the storage adapters receive them. */
 export type OutageReporters = Readonly<Record<StorePart, OutageReporter>>;
 
 /** Both stores lost their server (`reason`), or have it back (no reason): they live on one server. */

@@ -3,38 +3,22 @@ import type { Logger } from '../../ports/logger.js';
 import { StorageOpenError } from './storage-open-error.js';
 
 /**
- * A store that is not open yet but may be soon (refused, timed out, host not found yet, an index
- * build in progress): waitForStorage tries again. Any other error from an attempt is final.
+ * A store not open yet but maybe soon (refused, timed out, an index build): waitForStorage tries
+ * again. Its message is the reason, the same words for the same cause (each logged once).
  */
 export class StorageNotReady extends Error {
   override name = 'StorageNotReady';
-
-  /** `reason`: a few words, the same for the same cause; each distinct reason is logged once. */
-  constructor(
-    readonly reason: string,
-    options?: ErrorOptions,
-  ) {
-    super(reason, options);
-  }
 }
 
 /**
  * Runs `attempt` until it resolves, retrying with backoff (0.1 s doubling to 2 s) while it rejects
- * with StorageNotReady, up to `timeoutMs` (PLANT_STORE_STARTUP_TIMEOUT); logs each distinct wait
- * reason once. Rejects at once with any other error, and after the bound with a StorageOpenError
- * naming `where` (never credentials) and `variable`, how long it waited and the last reason.
- * An attempt gets the bound (epoch ms) and how to tell a reason it waits for while it waits;
- * `signal` is aborted when the service stops while it waits.
+ * with StorageNotReady, up to `timeoutMs` (PLANT_STORE_STARTUP_TIMEOUT); then rejects with a
+ * StorageOpenError naming `where` (never credentials), `variable` and the last reason. An attempt
+ * gets the bound (epoch ms) and how to tell what it waits for; `signal` aborts the wait.
  */
 export async function waitForStorage<T>(
   attempt: (progress: { deadline: number; waiting(reason: string): void }) => Promise<T>,
-  {
-    where,
-    variable,
-    timeoutMs,
-    logger,
-    signal,
-  }: {
+  options: {
     where: string;
     variable: string;
     timeoutMs: number;
@@ -42,6 +26,7 @@ export async function waitForStorage<T>(
     signal?: AbortSignal | undefined;
   },
 ): Promise<T> {
+  const { where, variable, timeoutMs, logger, signal } = options;
   const deadline = Date.now() + timeoutMs;
   const logged = new Set<string>();
   const waiting = (reason: string): void => {
@@ -58,10 +43,10 @@ export async function waitForStorage<T>(
       if (!(error instanceof StorageNotReady)) throw error;
       const left = deadline - Date.now();
       if (left <= 0) {
-        const problem = `is not ready after ${timeoutMs / 1000} s (${error.reason})`;
+        const problem = `is not ready after ${timeoutMs / 1000} s (${error.message})`;
         throw new StorageOpenError(where, variable, problem, { cause: error.cause });
       }
-      waiting(error.reason);
+      waiting(error.message);
       await sleep(Math.min(delay, left), undefined, signal && { signal });
     }
   }

@@ -7,7 +7,7 @@ import {
   type WebhookSubscription,
 } from '../../domain/webhook.js';
 
-/** A subscription as JSON (dates as ISO text): how the memory, LMDB, Redis and MongoDB stores keep it. */
+/** A subscription as JSON (dates as ISO text): how the LMDB, Redis and MongoDB stores keep it. */
 export type SubscriptionRecord = Record<string, unknown>;
 
 const iso = (date: Date | undefined): string | undefined => date?.toISOString();
@@ -28,9 +28,8 @@ export function toRecord({ health, ...subscription }: WebhookSubscription): Subs
 /** The inverse of toRecord; throws on a record this code did not write. */
 export function fromRecord(record: SubscriptionRecord): WebhookSubscription {
   const date = (value: unknown): Date | undefined => {
-    if (value === undefined || value === null) return undefined;
-    const parsed = new Date(String(value));
-    if (Number.isNaN(parsed.getTime())) throw new Error('a webhook subscription holds a bad date');
+    const parsed = value === undefined || value === null ? undefined : new Date(String(value));
+    if (Number.isNaN(parsed?.getTime())) throw new Error('a webhook subscription holds a bad date');
     return parsed;
   };
   const text = (what: 'id' | 'tenant' | 'url' | 'secret'): string => {
@@ -67,10 +66,7 @@ const PLACEHOLDER: WebhookSubscription = {
   health: { failures: 0 },
 };
 
-/**
- * The fields a patch names, as toRecord writes them (undefined: the field goes): a store writes
- * only these, so that concurrent patches of other fields stay.
- */
+/** The fields a patch names, as toRecord writes them (undefined: gone); the rest stay as stored. */
 export function patchEntries(patch: SubscriptionPatch): [string, unknown][] {
   const record = toRecord(applyPatch(PLACEHOLDER, patch));
   return Object.keys(patch).map((field) => [field, record[field]]);
@@ -93,17 +89,9 @@ export interface DeliveryRecord {
 export function toPendingDelivery(
   tenant: string,
   key: string,
-  stored: DeliveryRecord,
+  { sub: subscriptionId, event: eventId, type, body, attempts, at }: DeliveryRecord,
 ): PendingDelivery | undefined {
-  if (!isWebhookEventType(stored.type)) return undefined;
-  return {
-    key,
-    tenant,
-    subscriptionId: stored.sub,
-    eventId: stored.event,
-    type: stored.type,
-    body: stored.body,
-    attempts: Number(stored.attempts),
-    createdAt: new Date(Number(stored.at)),
-  };
+  if (!isWebhookEventType(type)) return undefined;
+  const delivery = { key, tenant, subscriptionId, eventId, type, body };
+  return { ...delivery, attempts: Number(attempts), createdAt: new Date(Number(at)) };
 }

@@ -7,13 +7,9 @@ import { dirname } from 'node:path';
 const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
 /**
- * Writes the file (an export) by rename of a fsynced temporary that its chunks are streamed to,
- * so the file appears whole or not at all; a failure, or `signal` aborting between chunks,
- * removes the temporary and leaves any earlier file as it was. The temporary has an
- * unpredictable name (`<file>.<24 hex digits>.tmp`) and is created exclusively, so a symlink or
- * file planted beside the file is never written through; the file is its owner's only (0600
- * whatever the umask), and the directory is fsynced so the rename lasts. `temporary` names the
- * temporary otherwise (beside the file, unpredictable: it is created exclusively).
+ * Writes the file (an export) whole or not at all: the chunks go to a fsynced temporary created
+ * exclusively under an unpredictable name (nothing planted is written through), 0600 whatever the
+ * umask, then renamed over it; a failure or `signal` removes it. The directory is fsynced after.
  */
 export async function writeChunksAtomically(
   path: string,
@@ -39,19 +35,12 @@ export async function writeChunksAtomically(
     await unlink(temporary).catch(() => {});
     throw error;
   }
-  await syncDirectory(dirname(path));
-}
-
-async function syncDirectory(directory: string): Promise<void> {
-  const handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } catch (error) {
+  const directory = await open(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
+  await directory
+    .sync()
     // Some file systems refuse fsync on a directory; the rename is done all the same.
-    if (!['EINVAL', 'EISDIR', 'ENOTSUP'].includes((error as NodeJS.ErrnoException).code ?? '')) {
-      throw error;
-    }
-  } finally {
-    await handle.close();
-  }
+    .catch((error: NodeJS.ErrnoException) => {
+      if (!['EINVAL', 'EISDIR', 'ENOTSUP'].includes(error.code ?? '')) throw error;
+    })
+    .finally(() => directory.close());
 }

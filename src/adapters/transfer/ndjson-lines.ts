@@ -3,10 +3,9 @@ import type { Readable } from 'node:stream';
 const NEWLINE = 0x0a;
 
 /**
- * The lines of a byte stream as bytes, without their newline (a last line without one too), for
- * the import to decode strictly. A line is kept up to `maxBytes + 1` bytes and the rest dropped,
- * so memory stays bounded whatever the input; the import refuses such a line as too long.
- * `onBytes` hears how many bytes were read, for progress.
+ * A byte stream's lines as bytes without their newline, for the import to decode strictly; a line
+ * keeps `maxBytes + 1` bytes at most (the import refuses it), so memory stays bounded. `onBytes`
+ * hears how many bytes were read, for progress.
  */
 export async function* readLines(
   input: Readable,

@@ -8,32 +8,22 @@ export const HEAP_CHECK_INTERVAL = 64;
 export type HeapStatistics = () => { used_heap_size: number; heap_size_limit: number };
 
 const MIB = 1024 * 1024;
-const YOUNG_SPACES = new Set(['new_space', 'new_large_object_space']);
 
-/**
- * The last value of a V8 size flag (in MiB) given to this process, on its command line or in
- * NODE_OPTIONS (where V8 reads it too), whether written with dashes or underscores.
- */
+/** The last value (MiB) of a V8 size flag on the command line or in NODE_OPTIONS (V8 reads both). */
 export function v8SizeFlag(
   name: string,
   argv: readonly string[] = process.execArgv,
   nodeOptions = process.env.NODE_OPTIONS ?? '',
 ): number | undefined {
   const pattern = new RegExp(`^--${name.replaceAll('-', '[-_]')}=(\\d+)$`);
-  let value: number | undefined;
-  for (const arg of [...nodeOptions.split(/\s+/), ...argv]) {
-    const match = pattern.exec(arg);
-    if (match) value = Number(match[1]);
-  }
-  return value;
+  const values = [...nodeOptions.split(/\s+/), ...argv].map((arg) => pattern.exec(arg)?.[1]);
+  const last = values.findLast((value) => value !== undefined);
+  return last === undefined ? undefined : Number(last);
 }
 
 /**
- * What the old generation, where plants live, can grow to before V8 aborts. `heap_size_limit`
- * also counts the young generation: two semi-spaces and a new large-object space of the same
- * size, whose default differs between V8 versions (16 MiB on Node 20, 64 MiB on Node 24). When
- * `--max-old-space-size` was given, that is the answer; otherwise the young generation is
- * subtracted, with the larger default semi-space when the version's is not known.
+ * What the old generation (the plants) can grow to: `--max-old-space-size`, else the heap's limit
+ * less the young generation (3 semi-spaces: 16 MiB each on Node 20, 64 MiB on 24 and when unknown).
  */
 export function oldGenerationLimit(
   heapSizeLimit = getHeapStatistics().heap_size_limit,
@@ -46,29 +36,22 @@ export function oldGenerationLimit(
   return Math.max(heapSizeLimit - 3 * semiSpace, heapSizeLimit / 4);
 }
 
-/**
- * The old generation: the memory it holds (committed, so fragmentation counts, as it does when
- * V8 decides it is out of memory), and the limit it can grow to before V8 aborts.
- */
-export function oldGeneration(): ReturnType<HeapStatistics> {
+let limit: number | undefined; // fixed for the life of the process
+
+/** The old generation's committed memory (fragmentation counts, as V8 counts it) and its limit. */
+function oldGeneration(): ReturnType<HeapStatistics> {
   const young = getHeapSpaceStatistics()
-    .filter((space) => YOUNG_SPACES.has(space.space_name))
+    .filter((space) => space.space_name.startsWith('new_')) // new_space, new_large_object_space
     .reduce((sum, space) => sum + space.space_size, 0);
   return {
     used_heap_size: getHeapStatistics().total_heap_size - young,
-    heap_size_limit: limit(),
+    heap_size_limit: (limit ??= oldGenerationLimit()),
   };
 }
 
-// Fixed for the life of the process.
-let cachedLimit: number | undefined;
-const limit = () => (cachedLimit ??= oldGenerationLimit());
-
 /**
- * Keeps the memory store from filling the heap until V8 aborts the process (which loses every
- * tenant's plants): creates are refused once the used heap passes a share of its limit. The heap
- * is read at most once every `interval` inserts, so the guard costs nothing per request; refused
- * inserts count too, so a store that freed memory accepts again within `interval` attempts.
+ * Refuses creates past a share of the heap's limit, before V8 aborts the process (losing every
+ * plant); read once every `interval` inserts, refused ones included (so freed memory is seen).
  */
 export class HeapGuard {
   private calls = 0;
@@ -82,8 +65,7 @@ export class HeapGuard {
 
   /** Whether an insert may go ahead, from the latest reading (taken now every `interval` calls). */
   hasRoom(): boolean {
-    if (this.calls++ % this.interval === 0) this.read();
-    return !this.full;
+    return this.calls++ % this.interval === 0 ? this.read() : !this.full;
   }
 
   /** Whether the heap has room now, from a fresh reading. */

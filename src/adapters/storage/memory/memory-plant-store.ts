@@ -8,6 +8,7 @@ import { compareTenants } from '../../../domain/tenant.js';
 import type { PlantEvent } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
 import { HeapGuard, type HeapStatistics } from './heap-guard.js';
+import type { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
 // sorted-btree is CommonJS with its class on `exports.default`, which Node and tsx unwrap differently.
 const BTree = (createRequire(import.meta.url)('sorted-btree') as typeof sortedBtree).default;
@@ -21,11 +22,9 @@ class Tenant {
   readonly plants = newTree();
   readonly tags = new Map<string, Tree>();
 
-  /** Stores the plant, replacing one held with its id. */
+  /** Stores a private copy of the plant (the caller's object may change), replacing its id's. */
   set(plant: StoredPlant): void {
-    const held = this.plants.get(plant.id);
-    if (held !== undefined) this.unindex(held);
-    // A private copy, so that the caller's object can change without changing the store.
+    this.delete(plant.id);
     const copy = { ...plant };
     this.plants.set(plant.id, copy);
     if (copy.tag === undefined) return;
@@ -38,15 +37,11 @@ class Tenant {
     const held = this.plants.get(id);
     if (held === undefined) return false;
     this.plants.delete(id);
-    this.unindex(held);
+    if (held.tag === undefined) return true;
+    const index = this.tags.get(held.tag)!;
+    index.delete(id);
+    if (index.size === 0) this.tags.delete(held.tag);
     return true;
-  }
-
-  private unindex(plant: StoredPlant): void {
-    if (plant.tag === undefined) return;
-    const index = this.tags.get(plant.tag)!;
-    index.delete(plant.id);
-    if (index.size === 0) this.tags.delete(plant.tag);
   }
 }
 
@@ -61,41 +56,30 @@ function page(tree: Tree | undefined, after: PlantId | undefined, limit: number)
 }
 
 export interface MemoryPlantStoreOptions {
-  /** Plants one tenant may hold; 0 for no quota. Default DEFAULT_MAX_PLANTS_PER_TENANT. */
-  maxPlantsPerTenant?: number;
-  /** Creates are refused once the used V8 heap passes this percent of its limit. Default 85. */
-  heapLimitPercent?: number;
-  /** Reads the heap (tests inject one); default: the old generation's use and reachable limit. */
-  heapStatistics?: HeapStatistics;
+  maxPlantsPerTenant?: number; // 0: no quota; default DEFAULT_MAX_PLANTS_PER_TENANT
+  heapLimitPercent?: number; // creates are refused past this percent of the heap's limit (85)
+  heapStatistics?: HeapStatistics; // tests inject one; default: the old generation's
 }
 
-const heapFull = (): PlantError =>
-  new PlantError(
-    'storage-refuses-writes',
-    'the memory store is near its memory limit and takes no new plants; delete plants or restart with more memory',
-  );
+const HEAP_FULL =
+  'the memory store is near its memory limit and takes no new plants; delete plants or restart with more memory';
+const heapFull = (): PlantError => new PlantError('storage-refuses-writes', HEAP_FULL);
 
-/**
- * Plants in process memory: B+ trees per tenant (all its plants, and one per tag), keyed by the
- * exact bigint id, so that a page costs O(log n + limit) whatever the store's size. Nothing
- * survives the process.
- */
+/** Plants in process memory: B+ trees by bigint id per tenant and tag, a page O(log n + limit). */
 export class MemoryPlantStore implements PlantStore {
-  /** The tenants holding plants. */
   private readonly tenantsHolding = new Map<string, Tenant>();
   private readonly maxPlants: number;
   private readonly heap: HeapGuard;
 
-  /** `events`: where events are recorded (the memory outbox); none by default. */
   constructor(
     options: MemoryPlantStoreOptions = {},
-    private readonly events?: { record(tenant: string, event: PlantEvent): Promise<void> },
+    private readonly events?: Pick<MemoryWebhookOutbox, 'record'>,
   ) {
     this.maxPlants = options.maxPlantsPerTenant ?? DEFAULT_MAX_PLANTS_PER_TENANT;
     this.heap = new HeapGuard(options.heapLimitPercent, options.heapStatistics);
   }
 
-  /** A duplicate resolves false before any limit is looked at; the tree's size is O(1). */
+  // A duplicate resolves false before any limit is looked at; the tree's size is O(1).
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const held = this.tenantsHolding.get(tenant) ?? new Tenant();
     if (held.plants.has(plant.id)) return false;
@@ -130,10 +114,8 @@ export class MemoryPlantStore implements PlantStore {
     const held = this.tenantsHolding.get(tenant);
     if (held === undefined || limit <= 0) return [];
     if (tags === undefined) return page(held.plants, after, limit);
-    return firstById(
-      tags.map((tag) => page(held.tags.get(tag), after, limit)),
-      limit,
-    );
+    const pages = tags.map((tag) => page(held.tags.get(tag), after, limit));
+    return firstById(pages, limit);
   }
 
   async delete(tenant: string, id: PlantId): Promise<boolean> {
@@ -144,7 +126,7 @@ export class MemoryPlantStore implements PlantStore {
     return true;
   }
 
-  /** The tenants are a Map: sorting those above `after` is the whole cost, and they are in memory already. */
+  // The tenants are a Map: sorting those above `after` is the whole cost.
   async tenants(after: string | undefined, limit: number): Promise<string[]> {
     if (limit <= 0) return [];
     const above = [...this.tenantsHolding.keys()].filter(
@@ -177,7 +159,6 @@ export class MemoryPlantStore implements PlantStore {
     return outcomes;
   }
 
-  /** Rejects with storage-refuses-writes while the heap is too full for creates. */
   async ping(): Promise<void> {
     if (!this.heap.read()) throw heapFull();
   }

@@ -1,10 +1,7 @@
 import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain/managed-token.js';
 import type { TokenStore } from '../../../ports/token-store.js';
 
-/**
- * Managed tokens in process memory: the memory storage's, forgotten with its plants. The
- * `plant-store tokens` command runs in another process, which cannot reach them (it refuses).
- */
+/** The memory storage's managed tokens, which `plant-store tokens` (another process) cannot reach. */
 export class MemoryTokenStore implements TokenStore {
   private readonly tokens = new Map<string, ManagedToken>();
 
@@ -37,8 +34,7 @@ export class MemoryTokenStore implements TokenStore {
 
   async markUsed(id: string, at: Date): Promise<void> {
     const token = this.tokens.get(id);
-    if (token === undefined) return;
-    if (token.lastUsedAt === undefined || token.lastUsedAt < at) {
+    if (token && (token.lastUsedAt === undefined || token.lastUsedAt < at)) {
       this.tokens.set(id, { ...token, lastUsedAt: at });
     }
   }

@@ -4,52 +4,31 @@ import { newEventId } from '../../../application/webhook-ids.js';
 
 type Entry = PendingDelivery & { attempts: number; due: number };
 
-/** A copy for the claimer, without the entry's due time. */
-const toDelivery = (entry: Entry): PendingDelivery => ({
-  key: entry.key,
-  tenant: entry.tenant,
-  subscriptionId: entry.subscriptionId,
-  eventId: entry.eventId,
-  type: entry.type,
-  body: entry.body,
-  attempts: entry.attempts,
-  createdAt: entry.createdAt,
-});
-
-/** Which subscriptions of a tenant want an event: the subscription store answers. */
-export type Targets = (tenant: string, type: WebhookEventType) => string[];
+const toDelivery = ({ due: _due, ...delivery }: Entry): PendingDelivery => delivery;
 
 /**
- * The outbox of the memory storage, in process memory like its plants: a delivery recorded with
- * a plant is forgotten with it when the process ends, so no event outlives its plant. Claims
- * look at each tenant's entries in order, moving a claimed or retried one to the end.
+ * The memory storage's outbox, forgotten with its plants when the process ends. Claims look at
+ * each tenant's entries in order, moving a claimed or retried one to the end.
  */
 export class MemoryWebhookOutbox implements WebhookOutbox {
-  private readonly entries = new Map<string, Entry>();
-  /** The same entries by tenant, in the order a claim looks at them. */
-  private readonly byTenant = new Map<string, Map<string, Entry>>();
+  private readonly byTenant = new Map<string, Map<string, Entry>>(); // in the order claims look
 
-  constructor(private readonly targets: Targets) {}
+  /** `targets`: the ids of the tenant's subscriptions that want the event. */
+  constructor(private readonly targets: (tenant: string, type: WebhookEventType) => string[]) {}
 
   /** Records the event for the tenant's subscribers; nothing when it has none. */
   async record(tenant: string, event: PlantEvent): Promise<void> {
     const subscriptions = this.targets(tenant, event.type);
     if (subscriptions.length === 0) return;
     const eventId = newEventId();
-    const body = eventBody(event);
     const now = Date.now();
+    const common = { type: event.type, body: eventBody(event), attempts: 0, due: now };
+    const pending = this.byTenant.get(tenant) ?? new Map<string, Entry>();
+    this.byTenant.set(tenant, pending);
     for (const subscriptionId of subscriptions) {
-      this.remember({
-        key: `${eventId}:${subscriptionId}`,
-        tenant,
-        subscriptionId,
-        eventId,
-        type: event.type,
-        body,
-        attempts: 0,
-        createdAt: new Date(now),
-        due: now,
-      });
+      const key = `${eventId}:${subscriptionId}`;
+      const entry = { key, tenant, subscriptionId, eventId, ...common, createdAt: new Date(now) };
+      pending.set(key, entry);
     }
   }
 
@@ -92,23 +71,17 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
     return claimed;
   }
 
-  async complete(delivery: PendingDelivery): Promise<void> {
-    const entry = this.entries.get(delivery.key);
-    if (entry === undefined) return;
-    this.entries.delete(delivery.key);
-    const pending = this.byTenant.get(entry.tenant)!;
-    pending.delete(delivery.key);
-    if (pending.size === 0) this.byTenant.delete(entry.tenant);
+  async complete({ tenant, key }: PendingDelivery): Promise<void> {
+    const pending = this.byTenant.get(tenant);
+    if (pending?.delete(key) && pending.size === 0) this.byTenant.delete(tenant);
   }
 
-  async retry(delivery: PendingDelivery, due: Date, attempts: number): Promise<void> {
-    const entry = this.entries.get(delivery.key);
+  async retry({ tenant, key }: PendingDelivery, due: Date, attempts: number): Promise<void> {
+    const pending = this.byTenant.get(tenant);
+    const entry = pending?.get(key);
     if (entry === undefined) return;
-    entry.due = due.getTime();
-    entry.attempts = attempts;
-    const pending = this.byTenant.get(entry.tenant)!;
-    pending.delete(entry.key);
-    pending.set(entry.key, entry);
+    pending!.delete(key);
+    pending!.set(key, { ...entry, due: due.getTime(), attempts });
   }
 
   async trim(tenant: string, keep: number): Promise<number> {
@@ -121,19 +94,10 @@ export class MemoryWebhookOutbox implements WebhookOutbox {
   }
 
   async size(tenant?: string): Promise<number> {
-    if (tenant === undefined) return this.entries.size;
-    return this.byTenant.get(tenant)?.size ?? 0;
+    const tenants =
+      tenant === undefined ? [...this.byTenant.values()] : [this.byTenant.get(tenant)];
+    return tenants.reduce((sum, pending) => sum + (pending?.size ?? 0), 0);
   }
 
   async close(): Promise<void> {}
-
-  private remember(entry: Entry): void {
-    this.entries.set(entry.key, entry);
-    let pending = this.byTenant.get(entry.tenant);
-    if (pending === undefined) {
-      pending = new Map();
-      this.byTenant.set(entry.tenant, pending);
-    }
-    pending.set(entry.key, entry);
-  }
 }

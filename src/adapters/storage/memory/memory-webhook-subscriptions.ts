@@ -8,10 +8,7 @@ import {
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
 import { byCreation } from '../webhook-record.js';
 
-/**
- * Webhook subscriptions in process memory, beside the memory storage's plants and outbox: they
- * are forgotten together at the end of the process. Callers get copies, never the stored object.
- */
+/** The memory storage's webhook subscriptions; callers get copies, never the stored object. */
 export class MemoryWebhookSubscriptions implements WebhookSubscriptions {
   private readonly subscriptions = new Map<string, WebhookSubscription>();
 
@@ -22,8 +19,7 @@ export class MemoryWebhookSubscriptions implements WebhookSubscriptions {
   }
 
   async find(id: string): Promise<WebhookSubscription | undefined> {
-    const found = this.subscriptions.get(id);
-    return found && structuredClone(found);
+    return structuredClone(this.subscriptions.get(id));
   }
 
   async list(tenant?: string): Promise<WebhookSubscription[]> {

@@ -5,10 +5,8 @@ import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 import { MemoryWebhookSubscriptions } from './memory-webhook-subscriptions.js';
 
 /**
- * Plants, managed tokens, webhook subscriptions and their outbox, all in process memory: nothing
- * is written to disk, and everything is forgotten together when the process ends. Nothing to
- * connect to, so opening never fails or waits. Another process (a `plant-store` command) cannot
- * reach any of it; the durable storage is the one to share.
+ * Plants, tokens, webhook subscriptions and outbox in process memory, forgotten together when it
+ * ends; opening never fails or waits. Another process (a `plant-store` command) cannot reach it.
  */
 export async function openMemoryStorage(
   config: { storage?: MemoryPlantStoreOptions } = {},
