@@ -11,8 +11,10 @@ export const DEFAULT_PAGE_SIZE = 1000;
 export interface ExportOptions {
   /** Only these tenants (in code-point order, each once); all tenants holding plants when absent. */
   tenants?: readonly string[];
-  pageSize?: number; // plants, and tenants, asked of the store per call (DEFAULT_PAGE_SIZE)
-  takenAt?: Date; // the time the header states (now)
+  /** Plants, and tenants, asked of the store per call (DEFAULT_PAGE_SIZE) */
+  pageSize?: number;
+  /** The time the header states (now) */
+  takenAt?: Date;
 }
 
 async function* allTenants(store: PlantReader, pageSize: number): AsyncGenerator<string> {

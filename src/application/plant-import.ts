@@ -23,24 +23,32 @@ export interface ImportOptions {
   parseJson(text: string): unknown;
   /** Default 'fail': stop after the batch that met the first conflict (and those in flight with it). */
   onConflict?: ConflictPolicy;
-  maxErrors?: number; // bad lines taken before the import stops (default 0: at the first)
-  batchSize?: number; // plants per store write (DEFAULT_PAGE_SIZE)
-  signal?: AbortSignal; // stops the import between two batches
+  /** Bad lines taken before the import stops (default 0: at the first) */
+  maxErrors?: number;
+  /** Plants per store write (DEFAULT_PAGE_SIZE) */
+  batchSize?: number;
+  /** Stops the import between two batches */
+  signal?: AbortSignal;
   onProblem?(problem: ImportProblem): void;
-  onProgress?(summary: ImportSummary): void; // after each batch, with the counts so far
+  /** After each batch, with the counts so far */
+  onProgress?(summary: ImportSummary): void;
 }
 
 export interface ImportSummary {
-  lines: number; // plant lines read
+  /** Plant lines read */
+  lines: number;
   /** Plants stored, found present with the same content, replaced, kept in conflict, refused for quota. */
   imported: number;
   present: number;
   replaced: number;
   conflicts: number;
   refused: number;
-  errors: number; // lines refused: not JSON, not a plant, a tenant the contract refuses
-  stopped?: 'interrupted' | 'conflict' | 'errors'; // early: signal, 'fail', over maxErrors
-  complete: boolean; // the end line was read and its count matched: the whole export was there
+  /** Lines refused: not JSON, not a plant, a tenant the contract refuses */
+  errors: number;
+  /** Early: signal, 'fail', over maxErrors */
+  stopped?: 'interrupted' | 'conflict' | 'errors';
+  /** The end line was read and its count matched: the whole export was there */
+  complete: boolean;
 }
 
 /** A file the import refuses as a whole: not an export, or not one this version reads. */

@@ -8,7 +8,8 @@ export interface ManagedToken {
   readonly name: string;
   readonly tenant: string;
   readonly scopes: readonly Scope[];
-  readonly digest: string; // base64url SHA-256 of the whole token text
+  /** Base64url SHA-256 of the whole token text */
+  readonly digest: string;
   readonly createdAt: Date;
   readonly expiresAt?: Date;
   readonly revokedAt?: Date;

@@ -14,14 +14,16 @@ export type PlantEvent = { type: 'plant.created'; plant: NewPlant };
 /** A receiver's standing: failed attempts since its last success (0 when healthy), the last error. */
 export interface DeliveryHealth {
   readonly failures: number;
-  readonly failingSince?: Date; // start of this run of failures: the disable period counts from it
+  /** Start of this run of failures: the disable period counts from it */
+  readonly failingSince?: Date;
   readonly lastError?: string;
   readonly lastAttemptAt?: Date;
   readonly lastSuccessAt?: Date;
 }
 
 export interface WebhookSubscription {
-  readonly id: string; // `wh_` and 16 hex digits
+  /** `wh_` and 16 hex digits */
+  readonly id: string;
   readonly tenant: string;
   readonly url: string;
   /** `whsec_<base64>`: the Standard Webhooks signing key; never listed or logged. */
@@ -29,7 +31,8 @@ export interface WebhookSubscription {
   readonly events: readonly WebhookEventType[];
   readonly enabled: boolean;
   readonly createdAt: Date;
-  readonly disabledAt?: Date; // by `webhooks disable`, or after failing for the disable period
+  /** By `webhooks disable`, or after failing for the disable period */
+  readonly disabledAt?: Date;
   readonly health: DeliveryHealth;
 }
 

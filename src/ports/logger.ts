@@ -4,6 +4,8 @@ export interface Logger {
   info(fields: object, message?: string): void;
   warn(fields: object, message?: string): void;
   error(fields: object, message?: string): void;
-  child?(bindings: object): Logger; // adds `bindings` to each of its lines (pino's child loggers)
-  isLevelEnabled?(level: string): boolean; // whether a line at `level` is written (absent: yes)
+  /** Adds `bindings` to each of its lines (pino's child loggers) */
+  child?(bindings: object): Logger;
+  /** Whether a line at `level` is written (absent: yes) */
+  isLevelEnabled?(level: string): boolean;
 }

@@ -16,5 +16,6 @@ export interface Storage {
   backup?(path: string, compact: boolean): Promise<void>;
   /** Reads the whole storage and says what is wrong in it, one line each (absent: no such walk). */
   check?(): Promise<{ plants: number; tenants: number; problems: string[] }>;
-  close(): Promise<void>; // neither store is used afterwards
+  /** Neither store is used afterwards */
+  close(): Promise<void>;
 }

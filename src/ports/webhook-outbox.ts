@@ -2,13 +2,17 @@ import type { WebhookEventType } from '../domain/webhook.js';
 
 /** One event on its way to one subscription, as recorded with the plant. */
 export interface PendingDelivery {
-  readonly key: string; // names this delivery in its outbox
+  /** Names this delivery in its outbox */
+  readonly key: string;
   readonly tenant: string;
   readonly subscriptionId: string;
-  readonly eventId: string; // the `webhook-id`: one per event, whatever the attempt or receiver
+  /** The `webhook-id`: one per event, whatever the attempt or receiver */
+  readonly eventId: string;
   readonly type: WebhookEventType;
-  readonly body: string; // the JSON body, exactly as it is sent
-  readonly attempts: number; // failed so far
+  /** The JSON body, exactly as it is sent */
+  readonly body: string;
+  /** Failed so far */
+  readonly attempts: number;
   readonly createdAt: Date;
 }
 

@@ -29,8 +29,10 @@ const forward = <T extends object>(
  * so that /healthz answers while start-up waits; closing stops a wait still under way.
  */
 export class StartingStorage {
-  current: OpenedStorage | undefined; // for good when opening failed
-  readonly opened: Promise<OpenedStorage>; // rejects as opening did (then every call stays 503)
+  /** For good when opening failed */
+  current: OpenedStorage | undefined;
+  /** Rejects as opening did (then every call stays 503) */
+  readonly opened: Promise<OpenedStorage>;
   readonly plants = forward(PLANT_STORE_METHODS, () => this.current?.plants);
   readonly tokens = forward(TOKEN_STORE_METHODS, () => this.current?.tokens);
   // The storage closes its subscriptions with itself.

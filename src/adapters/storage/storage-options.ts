@@ -23,9 +23,12 @@ export type StorageOptionsOf<K extends StorageKind> = Extract<StorageOptions, { 
 /** What a technology may use besides its options. */
 export interface StorageDeps {
   logger?: Logger;
-  startupTimeoutMs?: number; // how long opening may wait for a server that is not up yet
-  signal?: AbortSignal; // stops a start-up that still waits (the service is stopping)
-  outages?: OutageReporters; // told of losing and regaining the server (absent: reporters that log)
+  /** How long opening may wait for a server that is not up yet */
+  startupTimeoutMs?: number;
+  /** Stops a start-up that still waits (the service is stopping) */
+  signal?: AbortSignal;
+  /** Told of losing and regaining the server (absent: reporters that log) */
+  outages?: OutageReporters;
   /** Where a line for the operator goes (the stock LMDB addon's warning); absent: the logger's warn. */
   notice?: (line: string) => void;
   /**

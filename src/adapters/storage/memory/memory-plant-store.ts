@@ -56,9 +56,12 @@ function page(tree: Tree | undefined, after: PlantId | undefined, limit: number)
 }
 
 export interface MemoryPlantStoreOptions {
-  maxPlantsPerTenant?: number; // 0: no quota; default DEFAULT_MAX_PLANTS_PER_TENANT
-  heapLimitPercent?: number; // creates are refused past this percent of the heap's limit (85)
-  heapStatistics?: HeapStatistics; // tests inject one; default: the old generation's
+  /** 0: no quota; default DEFAULT_MAX_PLANTS_PER_TENANT */
+  maxPlantsPerTenant?: number;
+  /** Creates are refused past this percent of the heap's limit (85) */
+  heapLimitPercent?: number;
+  /** Tests inject one; default: the old generation's */
+  heapStatistics?: HeapStatistics;
 }
 
 const HEAP_FULL =
