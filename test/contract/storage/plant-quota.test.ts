@@ -41,11 +41,7 @@ async function openCounted(url: string, max: number): Promise<Storage> {
   const database = client.db(databaseName(url));
   const quota = new PlantCounts(database.collection(COUNT_COLLECTION), max);
   const plants = database.collection<PlantDocument>(COLLECTION);
-  const webhooks = new MongoWebhookSubscriptions(
-    undefined,
-    database.collection(WEBHOOK_COLLECTION),
-    0,
-  );
+  const webhooks = new MongoWebhookSubscriptions(database.collection(WEBHOOK_COLLECTION), 0);
   return {
     plants: new MongoPlantStore(
       client,
