@@ -9,6 +9,7 @@ import {
 import {
   COLLECTION,
   COUNT_COLLECTION,
+  PROBE_COLLECTION,
   MongoPlantStore,
   PlantCounts,
   type PlantDocument,
@@ -47,7 +48,7 @@ async function openCounted(url: string, max: number): Promise<Storage> {
       client,
       plants,
       quota,
-      undefined,
+      database.collection(PROBE_COLLECTION),
       MongoWebhookOutbox.entries(webhooks),
     ),
     tokens: new MongoTokenStore(database.collection(TOKEN_COLLECTION)),

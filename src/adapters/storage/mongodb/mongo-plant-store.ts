@@ -60,16 +60,13 @@ export class MongoPlantStore implements PlantStore {
   /** On FerretDB, the last batch imported: the next waits for it (see importBatch). */
   private lastImport: Promise<unknown> = Promise.resolve();
 
-  /**
-   * Without `counts` no quota; without `probe` readiness only pings; without `eventEntries` (the
-   * entries an event puts in the plant's document, none without subscribers) no webhooks.
-   */
+  /** Without `counts` no quota; `eventEntries`: an event's entries (none without subscribers). */
   constructor(
     private readonly client: MongoClient,
     private readonly plants: Collection<PlantDocument>,
-    private readonly counts?: PlantCounts,
-    private readonly probe?: Collection<ProbeDocument>,
-    private readonly eventEntries?: (
+    private readonly counts: PlantCounts | undefined,
+    private readonly probe: Collection<ProbeDocument>,
+    private readonly eventEntries: (
       tenant: string,
       event: PlantEvent,
     ) => Promise<Record<string, PendingEntry> | undefined>,
@@ -79,7 +76,7 @@ export class MongoPlantStore implements PlantStore {
   /** One insertOne: the event's deliveries live in the plant's own document, so both or neither. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const document = toDocument(tenant, plant);
-    const pending = event && (await this.eventEntries?.(tenant, event));
+    const pending = event && (await this.eventEntries(tenant, event));
     if (pending !== undefined) {
       document.pending = pending;
       document.due = new Date(Math.min(...Object.values(pending).map(({ due }) => due.getTime())));
@@ -275,7 +272,7 @@ export class MongoPlantStore implements PlantStore {
     await withinDeadline(() => this.client.db('admin').command({ ping: 1 }));
     const at = new Date();
     await withinDeadline(async () => {
-      await this.probe?.updateOne({ _id: 'readiness' }, { $set: { at } }, { upsert: true });
+      await this.probe.updateOne({ _id: 'readiness' }, { $set: { at } }, { upsert: true });
     });
   }
 }
