@@ -11,7 +11,13 @@ import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { DUPLICATE_KEY, insertNew, isDuplicate, text, withinDeadline } from './mongo-client.js';
+import {
+  DUPLICATE_KEY,
+  insertNew,
+  rethrowUnlessDuplicate,
+  text,
+  withinDeadline,
+} from './mongo-client.js';
 
 /**
  * A plant as stored: `id` a BSON int64 (a bigint here), never a double. `pending` holds its events'
@@ -271,9 +277,9 @@ export class MongoPlantStore implements PlantStore {
   async ping(): Promise<void> {
     await withinDeadline(() => this.client.db('admin').command({ ping: 1 }));
     const at = new Date();
-    await withinDeadline(async () => {
-      await this.probe.updateOne({ _id: 'readiness' }, { $set: { at } }, { upsert: true });
-    });
+    await withinDeadline(() =>
+      this.probe.updateOne({ _id: 'readiness' }, { $set: { at } }, { upsert: true }),
+    );
   }
 }
 
@@ -385,9 +391,4 @@ export class PlantCounts {
       { $inc: { count: -places } },
     );
   }
-}
-
-function rethrowUnlessDuplicate(error: unknown): false {
-  if (isDuplicate(error)) return false;
-  throw error;
 }
