@@ -1,6 +1,6 @@
 import type { Collection, MongoClient } from 'mongodb';
 import { RateLimiterCompatibleAbstract, RateLimiterRes } from 'rate-limiter-flexible';
-import { isDuplicate } from '../storage/mongodb/mongo-client.js';
+import { rethrowUnlessDuplicate } from '../storage/mongodb/mongo-client.js';
 import { MONGO_LIMITS_COLLECTION } from './limiter-store.js';
 
 /** One unit used, the n-th of its key and window: `key` is `"<unit>"#<window>#<n>`, unique (indexed). */
@@ -42,11 +42,9 @@ export class FerretDbLimiter extends RateLimiterCompatibleAbstract {
     const place = `${JSON.stringify(unit)}#${window}#`;
     for (let n = (await this.units.countDocuments({ unit, window })) + 1; ; n++) {
       if (n > this.options.points) throw this.result(n, expire);
-      try {
-        await this.units.insertOne({ key: place + n, unit, window, expire });
+      const placed = { key: place + n, unit, window, expire };
+      if (await this.units.insertOne(placed).then(() => true, rethrowUnlessDuplicate)) {
         return this.result(n, expire);
-      } catch (error) {
-        if (!isDuplicate(error)) throw error;
       }
     }
   }

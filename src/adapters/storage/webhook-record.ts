@@ -10,6 +10,8 @@ import {
 /** A subscription as JSON (dates as ISO text): how the LMDB, Redis and MongoDB stores keep it. */
 export type SubscriptionRecord = Record<string, unknown>;
 
+type Created = { createdAt: Date; id: string };
+
 const iso = (date: Date | undefined): string | undefined => date?.toISOString();
 
 export function toRecord({ health, ...subscription }: WebhookSubscription): SubscriptionRecord {
@@ -72,7 +74,8 @@ export function patchEntries(patch: SubscriptionPatch): [string, unknown][] {
   return Object.keys(patch).map((field) => [field, record[field]]);
 }
 
-export const byCreation = (a: WebhookSubscription, b: WebhookSubscription): number =>
+/** Oldest first, then by id: how subscriptions and tokens are listed. */
+export const byCreation = (a: Created, b: Created): number =>
   a.createdAt.getTime() - b.createdAt.getTime() || a.id.localeCompare(b.id);
 
 /** A delivery as the Redis and embedded outboxes record it (`at`: epoch ms, as a number or text). */

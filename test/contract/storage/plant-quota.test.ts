@@ -9,6 +9,7 @@ import {
 import {
   COLLECTION,
   COUNT_COLLECTION,
+  PROBE_COLLECTION,
   MongoPlantStore,
   PlantCounts,
   type PlantDocument,
@@ -41,17 +42,13 @@ async function openCounted(url: string, max: number): Promise<Storage> {
   const database = client.db(databaseName(url));
   const quota = new PlantCounts(database.collection(COUNT_COLLECTION), max);
   const plants = database.collection<PlantDocument>(COLLECTION);
-  const webhooks = new MongoWebhookSubscriptions(
-    undefined,
-    database.collection(WEBHOOK_COLLECTION),
-    0,
-  );
+  const webhooks = new MongoWebhookSubscriptions(database.collection(WEBHOOK_COLLECTION), 0);
   return {
     plants: new MongoPlantStore(
       client,
       plants,
       quota,
-      undefined,
+      database.collection(PROBE_COLLECTION),
       MongoWebhookOutbox.entries(webhooks),
     ),
     tokens: new MongoTokenStore(database.collection(TOKEN_COLLECTION)),

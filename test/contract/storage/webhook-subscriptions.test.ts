@@ -7,7 +7,12 @@ import {
   MongoWebhookSubscriptions,
   WEBHOOK_COLLECTION,
 } from '../../../src/adapters/storage/mongodb/mongo-webhook-subscriptions.js';
-import { createRedisClient, untilReady } from '../../../src/adapters/storage/redis/redis-client.js';
+import {
+  createRedisClient,
+  quit,
+  untilReady,
+  type RedisClient,
+} from '../../../src/adapters/storage/redis/redis-client.js';
 import { parseRedisUrl } from '../../../src/adapters/storage/redis/redis-url.js';
 import { RedisWebhookSubscriptions } from '../../../src/adapters/storage/redis/redis-webhook-subscriptions.js';
 import type { RedisUnderTest } from '../../support/redis-server.js';
@@ -17,14 +22,18 @@ import {
   type WebhookSubscriptionsHarness,
 } from './webhook-subscriptions-contract.js';
 
-/** A store on its own client, which it closes with itself. */
-const onRedis = (redis: RedisUnderTest): WebhookSubscriptionsHarness => ({
-  open: async () => {
-    const client = createRedisClient(parseRedisUrl(redis.url));
-    await untilReady(client, 2000);
-    return new RedisWebhookSubscriptions(client, redis.prefix, true);
-  },
-});
+/** A store on its own client, which the harness closes after it. */
+const onRedis = (redis: RedisUnderTest): WebhookSubscriptionsHarness => {
+  let client: RedisClient | undefined;
+  return {
+    open: async () => {
+      client = createRedisClient(parseRedisUrl(redis.url));
+      await untilReady(client, 2000);
+      return new RedisWebhookSubscriptions(client, redis.prefix);
+    },
+    close: async () => client && quit(client),
+  };
+};
 
 describeAdapters<WebhookSubscriptionsHarness>(
   [
@@ -52,18 +61,25 @@ describeAdapters<WebhookSubscriptionsHarness>(
     {
       name: 'MongoDB',
       on: 'MongoDB',
-      open: (server) => ({
-        open: async () => {
-          const client = new MongoClient(server.url);
-          const collection = client.db().collection<{ _id: string }>(WEBHOOK_COLLECTION);
-          return new MongoWebhookSubscriptions(client, collection, 0);
-        },
-      }),
+      open: (server) => {
+        let client: MongoClient | undefined;
+        return {
+          open: async () => {
+            client = new MongoClient(server.url);
+            const collection = client.db().collection<{ _id: string }>(WEBHOOK_COLLECTION);
+            return new MongoWebhookSubscriptions(collection, 0);
+          },
+          close: async () => client?.close(),
+        };
+      },
     },
   ],
-  (name, harness) =>
+  (name, harness) => {
+    // The harness that opened the store closes it.
+    let opened: WebhookSubscriptionsHarness | undefined;
     describeWebhookSubscriptionsContract(name, {
-      open: (context) => harness().open(context),
-      close: async () => harness().close?.(),
-    }),
+      open: (context) => (opened = harness()).open(context),
+      close: async () => opened?.close?.(),
+    });
+  },
 );

@@ -2,6 +2,7 @@ import { toSummary, type ManagedToken, type TokenSummary } from '../../../domain
 import type { TokenStore } from '../../../ports/token-store.js';
 import { text, type LmdbDatabases } from './lmdb-environment.js';
 import type { LmdbWriter } from './lmdb-writer.js';
+import { byCreation } from '../webhook-record.js';
 
 const TIMES = ['createdAt', 'expiresAt', 'revokedAt', 'lastUsedAt'] as const;
 /** A token as stored: its times in epoch ms. */
@@ -50,11 +51,7 @@ export class LmdbTokenStore implements TokenStore {
     const found = Array.from(this.dbs.tokens.getRange(), ({ key, value }) =>
       toToken(key, value as TokenRecord),
     ).filter((token) => tenant === undefined || token.tenant === tenant);
-    found.sort(
-      (a, b) =>
-        a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
-    );
-    return found.map(toSummary);
+    return found.sort(byCreation).map(toSummary);
   }
 
   revoke(id: string, at: Date): Promise<boolean> {

@@ -119,15 +119,12 @@ export class LmdbWebhookSubscriptions implements WebhookSubscriptions {
 // Records a plant's event for the tenant's enabled subscribers to it, inside the plant's write
 // transaction: a plant and its deliveries are committed together or not at all.
 export function recordEvent(dbs: LmdbDatabases, prefix: Buffer, event: PlantEvent): void {
-  let body: string | undefined;
-  let eventId: string | undefined;
-  let now: number | undefined;
+  let made: { body: string; eventId: string; now: number } | undefined;
   for (const subscription of subscriptionsOf(dbs, prefix)) {
     if (!subscription.enabled || !subscription.events.includes(event.type)) continue;
     // Made once a subscription wants the event: most creates have none to record.
-    body ??= eventBody(event);
-    eventId ??= newEventId();
-    now ??= Date.now();
+    made ??= { body: eventBody(event), eventId: newEventId(), now: Date.now() };
+    const { body, eventId, now } = made;
     const key = deliveryKey(prefix, `${eventId}:${subscription.id}`);
     const stored: StoredDelivery = {
       ...{ sub: subscription.id, event: eventId, type: event.type, body },

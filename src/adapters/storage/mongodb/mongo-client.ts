@@ -83,23 +83,21 @@ export const isRefusal = (error: unknown): boolean =>
 export const withinDeadline = <T>(operation: () => Promise<T>): Promise<T> =>
   sharedDeadline(operation(), isOutage, isRefusal);
 
-export const isDuplicate = (error: unknown): boolean =>
+const isDuplicate = (error: unknown): boolean =>
   error instanceof MongoServerError && error.code === DUPLICATE_KEY;
+
+/** A rejection handler: false for a duplicate key, else the error again. */
+export function rethrowUnlessDuplicate(error: unknown): false {
+  if (isDuplicate(error)) return false;
+  throw error;
+}
 
 /** Inserts the document within the deadline; resolves false when its key is taken. */
 export const insertNew = <T extends Document>(
   collection: Collection<T>,
   document: OptionalUnlessRequiredId<T>,
 ): Promise<boolean> =>
-  withinDeadline(() =>
-    collection.insertOne(document).then(
-      () => true,
-      (error: unknown) => {
-        if (isDuplicate(error)) return false;
-        throw error;
-      },
-    ),
-  );
+  withinDeadline(() => collection.insertOne(document).then(() => true, rethrowUnlessDuplicate));
 
 /** A query value checked at run time: an object here could carry a query operator. */
 export function text(value: string, what = 'ids and tenants'): string {

@@ -11,7 +11,13 @@ import { plantQuotaReached } from '../../../domain/plant-quota.js';
 import { samePlant, type StoredPlant } from '../../../domain/plant.js';
 import type { PlantEvent, WebhookEventType } from '../../../domain/webhook.js';
 import type { ImportOutcome, PlantStore } from '../../../ports/plant-store.js';
-import { DUPLICATE_KEY, insertNew, isDuplicate, text, withinDeadline } from './mongo-client.js';
+import {
+  DUPLICATE_KEY,
+  insertNew,
+  rethrowUnlessDuplicate,
+  text,
+  withinDeadline,
+} from './mongo-client.js';
 
 /**
  * A plant as stored: `id` a BSON int64 (a bigint here), never a double. `pending` holds its events'
@@ -60,16 +66,13 @@ export class MongoPlantStore implements PlantStore {
   /** On FerretDB, the last batch imported: the next waits for it (see importBatch). */
   private lastImport: Promise<unknown> = Promise.resolve();
 
-  /**
-   * Without `counts` no quota; without `probe` readiness only pings; without `eventEntries` (the
-   * entries an event puts in the plant's document, none without subscribers) no webhooks.
-   */
+  /** Without `counts` no quota; `eventEntries`: an event's entries (none without subscribers). */
   constructor(
     private readonly client: MongoClient,
     private readonly plants: Collection<PlantDocument>,
-    private readonly counts?: PlantCounts,
-    private readonly probe?: Collection<ProbeDocument>,
-    private readonly eventEntries?: (
+    private readonly counts: PlantCounts | undefined,
+    private readonly probe: Collection<ProbeDocument>,
+    private readonly eventEntries: (
       tenant: string,
       event: PlantEvent,
     ) => Promise<Record<string, PendingEntry> | undefined>,
@@ -79,7 +82,7 @@ export class MongoPlantStore implements PlantStore {
   /** One insertOne: the event's deliveries live in the plant's own document, so both or neither. */
   async insert(tenant: string, plant: StoredPlant, event?: PlantEvent): Promise<boolean> {
     const document = toDocument(tenant, plant);
-    const pending = event && (await this.eventEntries?.(tenant, event));
+    const pending = event && (await this.eventEntries(tenant, event));
     if (pending !== undefined) {
       document.pending = pending;
       document.due = new Date(Math.min(...Object.values(pending).map(({ due }) => due.getTime())));
@@ -274,9 +277,9 @@ export class MongoPlantStore implements PlantStore {
   async ping(): Promise<void> {
     await withinDeadline(() => this.client.db('admin').command({ ping: 1 }));
     const at = new Date();
-    await withinDeadline(async () => {
-      await this.probe?.updateOne({ _id: 'readiness' }, { $set: { at } }, { upsert: true });
-    });
+    await withinDeadline(() =>
+      this.probe.updateOne({ _id: 'readiness' }, { $set: { at } }, { upsert: true }),
+    );
   }
 }
 
@@ -388,9 +391,4 @@ export class PlantCounts {
       { $inc: { count: -places } },
     );
   }
-}
-
-function rethrowUnlessDuplicate(error: unknown): false {
-  if (isDuplicate(error)) return false;
-  throw error;
 }

@@ -105,16 +105,11 @@ export class MongoWebhookOutbox implements WebhookOutbox {
           mine.push(key);
           const deliveryKey = `${document._id.toHexString()} ${key}`;
           this.single.set(deliveryKey, entries.length === 1);
-          const {
-            sub: subscriptionId,
-            event: eventId,
-            type,
-            body,
-            attempts,
-            at: createdAt,
-          } = entry;
-          const fields = { subscriptionId, eventId, type, body, attempts, createdAt };
-          deliveries.push({ key: deliveryKey, tenant: document.tenant, ...fields });
+          const { sub, event, type, body, attempts, at } = entry;
+          deliveries.push({
+            ...{ key: deliveryKey, tenant: document.tenant, subscriptionId: sub, eventId: event },
+            ...{ type, body, attempts, createdAt: at },
+          });
         } else earliest = Math.min(earliest, entry.due.getTime());
       }
       if (entries.length === 1 && mine.length === 1) continue;

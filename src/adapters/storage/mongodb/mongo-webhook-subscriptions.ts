@@ -1,4 +1,4 @@
-import type { Collection, MongoClient } from 'mongodb';
+import type { Collection } from 'mongodb';
 import type {
   SubscriptionPatch,
   WebhookEventType,
@@ -26,7 +26,6 @@ export class MongoWebhookSubscriptions implements WebhookSubscriptions {
   private loading: Promise<void> | undefined;
 
   constructor(
-    private readonly client: MongoClient | undefined,
     private readonly webhooks: Collection<SubscriptionDocument>,
     private readonly cacheMs = 1000,
   ) {}
@@ -94,7 +93,5 @@ export class MongoWebhookSubscriptions implements WebhookSubscriptions {
     this.cache = { at: Date.now(), byTenant };
   }
 
-  async close(): Promise<void> {
-    await this.client?.close();
-  }
+  async close(): Promise<void> {}
 }

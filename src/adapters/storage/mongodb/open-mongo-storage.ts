@@ -104,7 +104,6 @@ export async function openMongoStorage(
   const counts =
     max === 0 || ferretdb ? undefined : new PlantCounts(database.collection(COUNT_COLLECTION), max);
   const subscriptions = new MongoWebhookSubscriptions(
-    undefined,
     database.collection(WEBHOOK_COLLECTION),
     webhookCacheMs,
   );

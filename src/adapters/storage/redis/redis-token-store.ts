@@ -25,7 +25,7 @@ const date = (text: string): Date => new Date(Number(text));
 
 function fromHash(id: string, hash: Record<string, string>): ManagedToken | undefined {
   if (hash.digest === undefined) return undefined;
-  const [expiresAt, revokedAt, lastUsedAt] = [hash.expiresAt, hash.revokedAt, hash.lastUsedAt];
+  const times = (['expiresAt', 'revokedAt', 'lastUsedAt'] as const).filter((time) => hash[time]);
   return {
     id,
     name: hash.name ?? '',
@@ -33,9 +33,7 @@ function fromHash(id: string, hash: Record<string, string>): ManagedToken | unde
     scopes: (JSON.parse(hash.scopes ?? '[]') as unknown[]).filter(isScope),
     digest: hash.digest,
     createdAt: date(hash.createdAt!),
-    ...(expiresAt && { expiresAt: date(expiresAt) }),
-    ...(revokedAt && { revokedAt: date(revokedAt) }),
-    ...(lastUsedAt && { lastUsedAt: date(lastUsedAt) }),
+    ...Object.fromEntries(times.map((time) => [time, date(hash[time]!)])),
   };
 }
 

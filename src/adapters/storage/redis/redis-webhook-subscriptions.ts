@@ -5,7 +5,7 @@ import {
 } from '../../../domain/webhook.js';
 import type { WebhookSubscriptions } from '../../../ports/webhook-subscriptions.js';
 import { byCreation, fromRecord, patchEntries, toRecord } from '../webhook-record.js';
-import { quit, redisCall, script, type RedisClient } from './redis-client.js';
+import { redisCall, script, type RedisClient } from './redis-client.js';
 import { webhookIndexKeys, webhookKeys } from './redis-plant-codec.js';
 
 const parse = (json: string): WebhookSubscription =>
@@ -53,7 +53,6 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
   constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
-    private readonly owned = false,
   ) {
     this.keys = webhookIndexKeys(prefix);
     this.scripts = {
@@ -112,9 +111,7 @@ export class RedisWebhookSubscriptions implements WebhookSubscriptions {
     return removed === 1;
   }
 
-  async close(): Promise<void> {
-    if (this.owned) await quit(this.client);
-  }
+  async close(): Promise<void> {}
 
   /** The subscriptions hash and plant.created set (the scripts' KEYS) of the subscription's tenant. */
   private async keysOf(id: string): Promise<[string, string] | undefined> {
