@@ -5,7 +5,7 @@ export const BODY_LIMIT_BYTES = 65536;
 
 /**
  * A refusal: status, stable code, safe message, extra headers. Made only by `problem()` below;
- * answered by Koa's side (error handler, readiness) and node:http's (server/client-error.ts).
+ * answered by Koa's side (error handler, readiness) and node:http's (server/http-server.ts).
  */
 export class HttpProblem extends Error {
   constructor(
