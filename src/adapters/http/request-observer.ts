@@ -85,14 +85,11 @@ export function requestObserver({
     ctx.set('X-Request-Id', requestId);
     counts.inFlight++;
     const parent = tracer && propagation.extract(ROOT_CONTEXT, ctx.req.headers);
-    const span = tracer?.startSpan(
-      ctx.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
-      },
-      parent,
-    );
+    const options = tracer && {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
+    };
+    const span = tracer?.startSpan(ctx.method, options, parent);
     try {
       await (span ? context.with(trace.setSpan(parent!, span), next) : next());
     } finally {
