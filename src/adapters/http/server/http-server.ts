@@ -67,12 +67,8 @@ export function createHttpServer(
   // node:http's maxConnections drops the newcomer, maxRequestsPerSocket counts kept-alive requests
   // too, and it starts every request of a read at once and bounds no output (connection-slots,
   // pipelined-answers, overrun-refusals, output-and-connections).
-  const connections = holdConnections(
-    server,
-    checked,
-    { ...bounds, intervalMs: checkEvery(bounds.sendTimeoutMs), exempt: trustedProxy },
-    refusals,
-  );
+  const policy = { ...bounds, intervalMs: checkEvery(bounds.sendTimeoutMs), exempt: trustedProxy };
+  const connections = holdConnections(server, checked, policy, refusals);
   server.on('request', connections.listener);
   // A lingering close: node:http destroys, and the reset takes a 401 or 413 away (lingering-close).
   server.on('connection', (socket: Socket) =>
@@ -87,9 +83,8 @@ export function createHttpServer(
   // Expect other than 100-continue alone: node:http's 417 is bare, it takes `100-continue, foo`.
   server.on('checkExpectation', (_req, res) => answer(res, EXPECTATION_FAILED));
   server.on('checkContinue', (req, res) => {
-    if (req.headers.expect?.trim().toLowerCase() !== '100-continue') {
-      return answer(res, EXPECTATION_FAILED);
-    }
+    const expect = req.headers.expect?.trim().toLowerCase();
+    if (expect !== '100-continue') return answer(res, EXPECTATION_FAILED);
     res.writeContinue();
     connections.listener(req, res);
   });
