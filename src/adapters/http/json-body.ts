@@ -17,10 +17,8 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   } catch (error) {
     const reason = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
     // The parser quotes the body: its controls escaped, for whoever prints the answer or logs it.
-    throw problem(
-      'invalid-body',
-      `request body is not valid JSON: ${printableText(reason.slice(0, 200))}`,
-    );
+    const quoted = printableText(reason.slice(0, 200));
+    throw problem('invalid-body', `request body is not valid JSON: ${quoted}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw problem('invalid-body', 'request body must be a JSON object');
@@ -45,6 +43,7 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
   deflate: createUnzip,
   br: createBrotliDecompress,
 };
+const UNKNOWN_CODING = 'Content-Encoding must be identity, gzip, deflate or br';
 
 /**
  * The raw body bytes, for one exact parse (no integer passes through JSON.parse's doubles), held to
@@ -58,12 +57,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   if (coding === 'identity')
     return getRawBody(req, { limit: BODY_LIMIT_BYTES, length: length ?? null });
   const createDecoder = DECODERS[coding];
-  if (createDecoder === undefined) {
-    throw problem(
-      'unsupported-media-type',
-      'Content-Encoding must be identity, gzip, deflate or br',
-    );
-  }
+  if (createDecoder === undefined) throw problem('unsupported-media-type', UNKNOWN_CODING);
   if (Number(length ?? 0) > BODY_LIMIT_BYTES) throw problem('body-too-large');
   const decoder = createDecoder();
   // Errors after raw-body has given up (the rest of a refused body, a stream cut short) reach no
