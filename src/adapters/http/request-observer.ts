@@ -28,9 +28,7 @@ const REFUSALS: Record<number, (metrics: ServiceMetrics) => void> = {
 };
 
 /** Requests received and not answered yet, counted by the observer (metrics, shutdown). */
-export interface RequestCounts {
-  inFlight: number;
-}
+export type RequestCounts = { inFlight: number };
 
 /** A logger adding `bindings` to each line, for a host's logger that has no `child`. */
 function bound(logger: Logger, bindings: object): Logger {
