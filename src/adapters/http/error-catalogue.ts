@@ -309,12 +309,12 @@ export function problem<N extends ErrorName>(
 const DOMAIN_ROWS: { readonly [C in PlantErrorCode]: CatalogueEntry<DomainDetail> } =
   ERROR_CATALOGUE;
 
+export const UNKNOWN_CODING = 'Content-Encoding must be identity, gzip, deflate or br';
 /** Errors of raw-body reading a body (and of a host's inflation), by their status. */
 const BODY_READ_ERRORS: Readonly<Record<number, () => HttpProblem>> = {
   400: () => problem('invalid-body'),
   413: () => problem('body-too-large'),
-  415: () =>
-    problem('unsupported-media-type', 'Content-Encoding must be identity, gzip, deflate or br'),
+  415: () => problem('unsupported-media-type', UNKNOWN_CODING),
 };
 
 /** The contract's answer to an error, or undefined for an unexpected one (a 500). */

@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { printableText } from '../../domain/printable-text.js';
 import { parseExactJson } from '../exact-json.js';
-import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
+import { BODY_LIMIT_BYTES, problem, UNKNOWN_CODING } from './error-catalogue.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -43,7 +43,6 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
   deflate: createUnzip,
   br: createBrotliDecompress,
 };
-const UNKNOWN_CODING = 'Content-Encoding must be identity, gzip, deflate or br';
 
 /**
  * The raw body bytes, for one exact parse (no integer passes through JSON.parse's doubles), held to
