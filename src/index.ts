@@ -20,8 +20,8 @@ export {
 } from './config/index.js';
 export { createHttpApp, type HttpApp, type HttpAppOptions } from './adapters/http/app.js';
 export type { ReadinessCheck } from './adapters/http/operations/readiness.js';
-export { answerClientError } from './adapters/http/server/client-error.js';
 export {
+  answerClientError,
   createHttpServer,
   DEFAULT_HTTP_LIMITS,
   listenHttpServer,

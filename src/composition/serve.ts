@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import type { Config } from '../config/index.js';
 import { workerShare } from '../config/http-limits.js';
 import { createHttpServer, listenHttpServer } from '../adapters/http/server/http-server.js';
-import { shareRefusals, workerRefusals } from '../adapters/http/server/overrun-refusals.js';
+import { shareRefusals, workerRefusals } from '../adapters/http/server/connections.js';
 import { trustedPeer } from '../adapters/http/trusted-proxy.js';
 import { createLogger } from '../adapters/logger.js';
 import { checkServeAddon } from '../adapters/storage/lmdb/lmdb-addon.js';

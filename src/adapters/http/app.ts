@@ -48,11 +48,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   const watch: LimiterWatch = {
     fallback(limit, first) {
       metrics?.limiterFallbacks.inc({ limit });
-      if (first)
-        logger.warn(
-          { limit },
-          'the limiter store does not answer; limiting in this process meanwhile',
-        );
+      const message = 'the limiter store does not answer; limiting in this process meanwhile';
+      if (first) logger.warn({ limit }, message);
     },
     recovered: (limit) =>
       logger.info({ limit }, 'the limiter store answers again; limits are shared again'),
@@ -87,11 +84,8 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   for (const router of routers) app.use(router.routes());
   // No route took it: 405 if the path exists with other methods, else 404.
   app.use(async (ctx) => {
-    const allowed = new Set(
-      routers.flatMap((router) =>
-        router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods),
-      ),
-    );
+    const layers = routers.flatMap((router) => router.match(ctx.path, ctx.method).path);
+    const allowed = new Set(layers.flatMap((layer) => layer.methods));
     if (allowed.size === 0) throw problem('no-route', ctx.path);
     const allow = [...allowed].join(', ');
     throw problem('method-not-allowed', { method: ctx.method, path: ctx.path, allow });

@@ -18,6 +18,8 @@ const tooManyFailures = (ms: number): void => {
 
 // RFC 6750 b64token (RFC 7235 token68).
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+const NOT_B64TOKEN =
+  'the Bearer credentials must be a token of A-Z a-z 0-9 - . _ ~ + / (then optional =)';
 
 /** Reads the bearer token of a request, or throws the contract's 400 or 401. */
 function bearerToken(ctx: Context): string {
@@ -30,32 +32,22 @@ function bearerToken(ctx: Context): string {
   const scheme = space === -1 ? header : header.slice(0, space);
   if (scheme === '' || scheme.toLowerCase() !== 'bearer') throw problem('missing-credentials');
   const token = space === -1 ? '' : header.slice(space + 1).replace(/^ +/, '');
-  if (!B64TOKEN.test(token)) {
-    throw problem(
-      'malformed-credentials',
-      'the Bearer credentials must be a token of A-Z a-z 0-9 - . _ ~ + / (then optional =)',
-    );
-  }
+  if (!B64TOKEN.test(token)) throw problem('malformed-credentials', NOT_B64TOKEN);
   return token;
-}
-
-/**
- * What bounds callers besides their tokens: the tenant's requests a second, and authentication
- * failures (400 40005, 401) per client address. Only failures cost a round trip; an address that
- * used up its budget is refused by this process alone (429 42902, before its token is looked at),
- * so a flood of made-up tokens costs no lookups or checks.
- */
-export interface AuthLimits {
-  tenants?: KeyedLimiter | undefined;
-  failures?: KeyedLimiter | undefined;
 }
 
 /** The authorization of an operation, by its name in the domain's table of scopes. */
 export type Authorize = (operation: keyof typeof OPERATION_SCOPES) => Middleware;
 
+/** What bounds callers besides their tokens; undefined: no bound. */
+type AuthLimits = Record<'tenants' | 'failures', KeyedLimiter | undefined>;
+
 /**
  * Authenticates the request and checks its scope before anything reads the body, in the
  * contract's order: the address's failure budget, the token, the tenant's rate limit, the scope.
+ * Only authentication failures (400 40005, 401) cost a round trip; an address that used up its
+ * budget is refused by this process alone (429 42902, before its token is looked at), so a flood
+ * of made-up tokens costs no lookups or checks.
  */
 export function authorize(verifier: TokenVerifier, scope: Scope, limits: AuthLimits): Middleware {
   const { tenants, failures } = limits;

@@ -5,7 +5,7 @@ export const BODY_LIMIT_BYTES = 65536;
 
 /**
  * A refusal: status, stable code, safe message, extra headers. Made only by `problem()` below;
- * answered by Koa's side (error handler, readiness) and node:http's (server/client-error.ts).
+ * answered by Koa's side (error handler, readiness) and node:http's (server/http-server.ts).
  */
 export class HttpProblem extends Error {
   constructor(
@@ -59,7 +59,9 @@ const entry = <D = undefined>(row: Omit<CatalogueEntry<D>, 'status'>): Catalogue
 });
 /** What a domain refusal supplies: the PlantError itself (its safe message, and scope when it has one). */
 type DomainDetail = Pick<PlantError, 'message' | 'scope'>;
-const fromError = ({ message }: DomainDetail): string => message;
+/** A domain refusal's row: its message is the PlantError's. */
+const domainEntry = (row: Omit<CatalogueEntry<DomainDetail>, 'status' | 'message'>) =>
+  entry<DomainDetail>({ ...row, message: ({ message }) => message });
 const retryAfterOne = { name: 'Retry-After', rule: '1' } as const;
 
 /** Every error the service answers, by name (docs/errors.md: how to add one). */
@@ -76,17 +78,15 @@ export const ERROR_CATALOGUE = {
     example: 'request body is not valid JSON: Unexpected end of JSON input',
     on: ['createPlant'],
   }),
-  'invalid-plant': entry({
+  'invalid-plant': domainEntry({
     code: 40002,
     when: 'a field fails validation; the message names the field',
-    message: fromError,
     example: 'name must be 1 to 256 characters long (got 0)',
     on: ['createPlant'],
   }),
-  'invalid-query': entry({
+  'invalid-query': domainEntry({
     code: 40003,
     when: '`limit` or `cursor` is invalid or given twice, or `tags` is given more than 20 times or holds a tag no plant can hold',
-    message: fromError,
     example: 'limit must be given at most once',
     on: ['listPlants'],
   }),
@@ -124,10 +124,9 @@ export const ERROR_CATALOGUE = {
     header: { name: 'WWW-Authenticate', rule: `${REALM}, error="invalid_token"` },
     on: EVERY,
   }),
-  'insufficient-scope': entry({
+  'insufficient-scope': domainEntry({
     code: 40301,
     when: 'the token lacks the scope the operation needs',
-    message: fromError,
     header: {
       name: 'WWW-Authenticate',
       rule: `${REALM}, error="insufficient_scope", scope="<scope>"`,
@@ -138,17 +137,15 @@ export const ERROR_CATALOGUE = {
     on: EVERY,
   }),
   // 403, not 409 (read as "already stored") nor 429 (waiting does not help): docs/errors.md.
-  'plant-quota-reached': entry({
+  'plant-quota-reached': domainEntry({
     code: 40302,
     when: 'the tenant holds as many plants as its quota allows (PLANT_STORE_MAX_PLANTS_PER_TENANT); nothing was stored; delete plants first',
-    message: fromError,
     example: 'the tenant holds its quota of 1000000 plants; delete some before creating more',
     on: ['createPlant'],
   }),
-  'plant-not-found': entry({
+  'plant-not-found': domainEntry({
     code: 40401,
     when: "no plant with that id in the caller's tenant (another tenant's plant is not found too)",
-    message: fromError,
     example: 'no plant with id 9007199254740993',
     on: ['getPlant', 'deletePlant'],
   }),
@@ -179,10 +176,9 @@ export const ERROR_CATALOGUE = {
     message: () => 'the request did not arrive in time',
     on: ['createPlant'],
   }),
-  'duplicate-plant': entry({
+  'duplicate-plant': domainEntry({
     code: 40901,
     when: 'a plant with this id already exists in the tenant',
-    message: fromError,
     example: 'a plant with id 9007199254740993 already exists',
     on: ['createPlant'],
   }),
@@ -243,19 +239,17 @@ export const ERROR_CATALOGUE = {
     example: 'unexpected failure; request id 2f1c6f0e-6d1a-4c53-9a53-2f0b8e0c7d41',
     on: EVERY,
   }),
-  'storage-unavailable': entry({
+  'storage-unavailable': domainEntry({
     code: 50301,
     when: 'storage unreachable or timed out; nothing was half-written',
-    message: fromError,
     header: retryAfterOne,
     example: 'storage is unavailable',
     on: EVERY,
   }),
   // 503 like an outage, a code of its own since retrying within seconds rarely helps (docs/errors.md).
-  'storage-refuses-writes': entry({
+  'storage-refuses-writes': domainEntry({
     code: 50303,
     when: 'the store takes no writes now: Redis out of memory (maxmemory) or unable to persist (MISCONF), MongoDB out of disk or read-only, or the memory store near its heap limit; nothing was written, and /readyz answers the same',
-    message: fromError,
     example:
       'storage takes no writes now (out of memory or disk, or read-only); nothing was written',
     header: { name: 'Retry-After', rule: '30' },
@@ -275,10 +269,9 @@ export const ERROR_CATALOGUE = {
     header: retryAfterOne,
     on: ['getMetrics'],
   }),
-  'token-verification-unavailable': entry({
+  'token-verification-unavailable': domainEntry({
     code: 50302,
     when: "the identity provider's keys (JWKS) cannot be fetched, so a JWT can be neither accepted nor refused",
-    message: fromError,
     header: retryAfterOne,
     example: "the token issuer's keys are unavailable",
     on: EVERY,
@@ -316,12 +309,12 @@ export function problem<N extends ErrorName>(
 const DOMAIN_ROWS: { readonly [C in PlantErrorCode]: CatalogueEntry<DomainDetail> } =
   ERROR_CATALOGUE;
 
+export const UNKNOWN_CODING = 'Content-Encoding must be identity, gzip, deflate or br';
 /** Errors of raw-body reading a body (and of a host's inflation), by their status. */
 const BODY_READ_ERRORS: Readonly<Record<number, () => HttpProblem>> = {
   400: () => problem('invalid-body'),
   413: () => problem('body-too-large'),
-  415: () =>
-    problem('unsupported-media-type', 'Content-Encoding must be identity, gzip, deflate or br'),
+  415: () => problem('unsupported-media-type', UNKNOWN_CODING),
 };
 
 /** The contract's answer to an error, or undefined for an unexpected one (a 500). */

@@ -10,21 +10,19 @@ export function errorHandler(logger: Logger): Middleware {
     try {
       await next();
     } catch (error) {
+      const state = requestState(ctx);
       let answer = toProblem(error);
       if (answer === undefined) {
         // The request's logger adds its id, which the answer's message and X-Request-Id carry too.
-        const log = requestLog(ctx, logger);
-        const { requestId } = requestState(ctx);
-        log.error({ err: error, method: ctx.method, path: ctx.path }, 'unexpected failure');
-        answer = problem('unexpected-failure', requestId);
+        const fields = { err: error, method: ctx.method, path: ctx.path };
+        requestLog(ctx, logger).error(fields, 'unexpected failure');
+        answer = problem('unexpected-failure', state.requestId);
       } else if (answer.status === 503) {
         // The stores log losing and regaining their server once; per request is detail.
-        requestLog(ctx, logger).debug(
-          { method: ctx.method, path: ctx.path, error: answer.code },
-          'answered 503',
-        );
+        const fields = { method: ctx.method, path: ctx.path, error: answer.code };
+        requestLog(ctx, logger).debug(fields, 'answered 503');
       }
-      requestState(ctx).errorCode = answer.code;
+      state.errorCode = answer.code;
       ctx.status = answer.status;
       ctx.set(answer.headers);
       ctx.body = answer.body();

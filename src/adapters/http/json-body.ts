@@ -5,7 +5,7 @@ import type { Middleware } from 'koa';
 import getRawBody from 'raw-body';
 import { printableText } from '../../domain/printable-text.js';
 import { parseExactJson } from '../exact-json.js';
-import { BODY_LIMIT_BYTES, problem } from './error-catalogue.js';
+import { BODY_LIMIT_BYTES, problem, UNKNOWN_CODING } from './error-catalogue.js';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -17,10 +17,8 @@ export function parseJsonObject(bytes: Uint8Array): Record<string, unknown> {
   } catch (error) {
     const reason = error instanceof RangeError ? 'nested too deeply' : (error as Error).message;
     // The parser quotes the body: its controls escaped, for whoever prints the answer or logs it.
-    throw problem(
-      'invalid-body',
-      `request body is not valid JSON: ${printableText(reason.slice(0, 200))}`,
-    );
+    const quoted = printableText(reason.slice(0, 200));
+    throw problem('invalid-body', `request body is not valid JSON: ${quoted}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw problem('invalid-body', 'request body must be a JSON object');
@@ -58,12 +56,7 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   if (coding === 'identity')
     return getRawBody(req, { limit: BODY_LIMIT_BYTES, length: length ?? null });
   const createDecoder = DECODERS[coding];
-  if (createDecoder === undefined) {
-    throw problem(
-      'unsupported-media-type',
-      'Content-Encoding must be identity, gzip, deflate or br',
-    );
-  }
+  if (createDecoder === undefined) throw problem('unsupported-media-type', UNKNOWN_CODING);
   if (Number(length ?? 0) > BODY_LIMIT_BYTES) throw problem('body-too-large');
   const decoder = createDecoder();
   // Errors after raw-body has given up (the rest of a refused body, a stream cut short) reach no

@@ -44,11 +44,8 @@ export function plantRoutes(plants: PlantUseCases, authorized: Authorize): Route
 
   router.get('/plants', authorized('listPlants'), async function listPlants(ctx) {
     const { limit, cursor, tags } = pageParams(ctx.querystring);
-    const query = {
-      limit: parseLimit(limit),
-      after: parseCursor(cursor),
-      tags: tags === undefined ? undefined : [tags].flat(),
-    };
+    const filter = tags === undefined ? undefined : [tags].flat();
+    const query = { limit: parseLimit(limit), after: parseCursor(cursor), tags: filter };
     const page = await plants.listPlants(callerOf(ctx), query);
     answerJson(ctx, `[${page.plants.map(plantJson).join(',')}]`);
     if (page.next === undefined) return;

@@ -28,9 +28,7 @@ const REFUSALS: Record<number, (metrics: ServiceMetrics) => void> = {
 };
 
 /** Requests received and not answered yet, counted by the observer (metrics, shutdown). */
-export interface RequestCounts {
-  inFlight: number;
-}
+export type RequestCounts = { inFlight: number };
 
 /** A logger adding `bindings` to each line, for a host's logger that has no `child`. */
 function bound(logger: Logger, bindings: object): Logger {
@@ -85,14 +83,11 @@ export function requestObserver({
     ctx.set('X-Request-Id', requestId);
     counts.inFlight++;
     const parent = tracer && propagation.extract(ROOT_CONTEXT, ctx.req.headers);
-    const span = tracer?.startSpan(
-      ctx.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
-      },
-      parent,
-    );
+    const options = tracer && {
+      kind: SpanKind.SERVER,
+      attributes: { 'http.request.method': ctx.method, 'url.path': ctx.path },
+    };
+    const span = tracer?.startSpan(ctx.method, options, parent);
     try {
       await (span ? context.with(trace.setSpan(parent!, span), next) : next());
     } finally {

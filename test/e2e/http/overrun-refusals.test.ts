@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 import { startWorkers, type ServiceProcess } from '../../support/service-process.js';
-import { OVERRUN_REFUSAL } from '../../../src/adapters/http/server/overrun-refusals.js';
+import { OVERRUN_REFUSAL } from '../../../src/adapters/http/server/connections.js';
 
 const HEALTH = 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n';
 /** One 64 kB write of pipelined requests: past the bound of 32 waiting on any connection. */

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import { Api, ROLE_TOKENS } from '../../support/http-harness.js';
 import { eventually, RawClient, sleep } from '../../support/raw-client.js';
 import { startService, type ServiceProcess } from '../../support/service-process.js';
-import { OVERRUN_REFUSAL } from '../../../src/adapters/http/server/overrun-refusals.js';
+import { OVERRUN_REFUSAL } from '../../../src/adapters/http/server/connections.js';
 
 const PAGE_REQUEST =
   `GET /plants?limit=1000 HTTP/1.1\r\nHost: x\r\n` +

@@ -96,8 +96,7 @@ export function docsRoutes(): Router {
     // The page's URLs are relative to /docs; /docs/ (which the router also matches) would break them.
     if (ctx.path.endsWith('/')) return ctx.redirect('../docs');
     page ??= docsPage();
-    ctx.set('Content-Security-Policy', DOCS_CSP);
-    ctx.set('Cache-Control', 'no-cache');
+    ctx.set({ 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'no-cache' });
     ctx.type = 'text/html; charset=utf-8';
     ctx.body = page;
   });

@@ -96,6 +96,8 @@ const text = (minLength: number, maxLength: number, description: string) => ({
 });
 
 const plantSchema = { $ref: '#/components/schemas/Plant' };
+const plantResponse = (description: string) =>
+  jsonResponse(description, plantSchema, createdPlantExample);
 
 /** The 503 bodies of /readyz: the catalogue's code and message, a summary, the failing stores. */
 const notReadyExamples = Object.fromEntries(
@@ -294,11 +296,7 @@ export const openApiDocument = {
           },
         },
         responses: {
-          '200': jsonResponse(
-            'The plant as stored (name and tag; never the id).',
-            plantSchema,
-            createdPlantExample,
-          ),
+          '200': plantResponse('The plant as stored (name and tag; never the id).'),
         },
       }),
     },
@@ -310,20 +308,14 @@ export const openApiDocument = {
           'Needs the scope `plants:read`. `HEAD` answers the same status and headers without a body. ' +
           "An id with no plant in the caller's tenant (also one another tenant holds) is not found.",
         responses: {
-          '200': jsonResponse(
-            'The plant (name and tag; never the id).',
-            plantSchema,
-            createdPlantExample,
-          ),
+          '200': plantResponse('The plant (name and tag; never the id).'),
         },
       }),
       delete: operation('deletePlant', 'plants', {
         summary: "Delete one plant of the caller's tenant",
         description: 'Needs the scope `plants:write`.',
         parameters: [idParameter],
-        responses: {
-          '204': { description: 'Deleted; no body.' },
-        },
+        responses: { '204': { description: 'Deleted; no body.' } },
       }),
     },
     // Liveness, readiness and metrics: open to load balancers, except metrics (scope metrics:read).

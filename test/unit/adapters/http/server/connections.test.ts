@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import {
   localRefusals,
   overrunCounter,
-} from '../../../../../src/adapters/http/server/overrun-refusals.js';
+} from '../../../../../src/adapters/http/server/connections.js';
 
 describe('overrun refusals', () => {
   const policy = { overruns: 3, windowMs: 30_000, refusalMs: 10_000 };
