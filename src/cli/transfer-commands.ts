@@ -334,11 +334,7 @@ async function writeCopy(
     await copy(staged, compact);
     await chmod(staged, 0o600);
     const handle = await openFile(staged, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await handle.sync().finally(() => handle.close());
     await link(staged, file).catch((error: NodeJS.ErrnoException) => {
       // Made meanwhile by someone else: kept, as one there before is (exit 2 too).
       if (error.code === 'EEXIST')
