@@ -88,25 +88,17 @@ const seconds = (since: number): string => `${((performance.now() - since) / 100
 
 /**
  * Stops the work between batches on the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (what cron,
- * systemd or Kubernetes send); a second one ends the process as usual. `exitCode` is 128 + the
- * signal's number, as a shell reports a signal's end.
+ * systemd or Kubernetes send), the signal's name its abort reason; a second one ends the process
+ * as usual. `exitCode` is 128 + the signal's number, as a shell reports a signal's end.
  */
-function interruptible(): { signal: AbortSignal; exitCode(): number; release(): void } {
+function interruptible() {
   const controller = new AbortController();
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  let received: NodeJS.Signals = 'SIGINT';
   const release = () => signals.forEach((name) => process.removeListener(name, onSignal));
-  function onSignal(name: NodeJS.Signals): void {
-    received = name;
-    controller.abort();
-    release();
-  }
+  const onSignal = (name: NodeJS.Signals) => (controller.abort(name), release());
   signals.forEach((name) => process.on(name, onSignal));
-  return {
-    signal: controller.signal,
-    exitCode: () => 128 + osConstants.signals[received],
-    release,
-  };
+  const { signal } = controller;
+  return { signal, release, exitCode: () => 128 + osConstants.signals[signal.reason as 'SIGINT'] };
 }
 
 /** Shows the count and rate so far (and the time left when known) at most once a second. */
