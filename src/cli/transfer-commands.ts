@@ -300,13 +300,13 @@ Options:
 
 Exit codes: 0 done, 1 storage or file failed, 2 bad command line or FILE exists.`;
 
+const exists = (file: string) => new UsageError(`${file} exists; a backup writes a new file`);
+
 /** FILE, or DIR/plants.mdb for an existing directory; refused when it exists already. */
 async function backupFile(output: string): Promise<string> {
   const found = await stat(output).catch(() => undefined);
   const file = found?.isDirectory() ? join(output, DATA_FILE) : output;
-  if (found?.isDirectory() ? await stat(file).catch(() => undefined) : found) {
-    throw new UsageError(`${file} exists; a backup writes a new file`);
-  }
+  if (found?.isDirectory() ? await stat(file).catch(() => undefined) : found) throw exists(file);
   return resolve(file);
 }
 
@@ -329,9 +329,7 @@ async function writeCopy(
     await handle.sync().finally(() => handle.close());
     await link(staged, file).catch((error: NodeJS.ErrnoException) => {
       // Made meanwhile by someone else: kept, as one there before is (exit 2 too).
-      if (error.code === 'EEXIST')
-        throw new UsageError(`${file} exists; a backup writes a new file`);
-      throw error;
+      throw error.code === 'EEXIST' ? exists(file) : error;
     });
     return (await stat(file)).size;
   } finally {
