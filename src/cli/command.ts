@@ -37,13 +37,10 @@ export const consoleIo: Io = {
   }),
 };
 
-/** Runs a command's arguments (without --help); resolves its exit code. */
-export type Run = (args: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<number>;
-
-/** A command: its help, and how it runs (absent: this application cannot run it). */
+/** A command: its help, and how it runs its arguments (absent: this application cannot run it). */
 export interface Command {
   help: string;
-  run?: Run | undefined;
+  run?: ((args: string[], env: NodeJS.ProcessEnv, io: Io) => Promise<number>) | undefined;
 }
 
 /** Opens an administration over the configured storage, with how to release that storage. */

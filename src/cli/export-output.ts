@@ -139,14 +139,12 @@ export async function refuseDataDirOutput(output: string, dataDir: string): Prom
   const directory = await settledPath(dataDir);
   const target = await settledPath(output);
   const inside = dirname(target) === directory || target === directory;
-  const found = await stat(output).catch(() => undefined);
-  let same = false;
-  if (found !== undefined && !inside) {
-    for (const name of STORE_FILES) {
-      const file = await stat(join(directory, name)).catch(() => undefined);
-      if (file !== undefined && file.dev === found.dev && file.ino === found.ino) same = true;
-    }
-  }
+  const found = inside ? undefined : await stat(output).catch(() => undefined);
+  const files =
+    found && STORE_FILES.map((name) => stat(join(directory, name)).catch(() => undefined));
+  const same = (await Promise.all(files ?? [])).some(
+    (file) => file?.dev === found!.dev && file.ino === found!.ino,
+  );
   if (inside || same) {
     throw new UsageError(
       `--output ${output} is ${same ? 'a file of' : 'in'} the data directory ${dataDir} (PLANT_STORE_DATA_DIR), which holds the store itself: write it elsewhere`,

@@ -6,7 +6,7 @@ import { WebhookRequestError } from '../domain/webhook.js';
 import { ConfigError, loadConfig, type Config } from '../config/index.js';
 import { oneOf } from '../config/parse.js';
 import { StorageOpenError } from '../adapters/storage/storage-open-error.js';
-import { type Command, EXIT, type Io, onSharedStorage, type Run, UsageError } from './command.js';
+import { type Command, EXIT, type Io, onSharedStorage, UsageError } from './command.js';
 import {
   type OpenTokens,
   type OpenWebhooks,
@@ -94,8 +94,11 @@ function commandsOf(
   fromFile: ReadonlySet<string> = new Set(),
 ): Record<string, TopCommand> {
   const { openWebhookAdministration, openPlantStore } = app;
-  const overStore = (command: StoreCommand): Run | undefined =>
-    openPlantStore && ((args, env, io) => command(args, env, io, openPlantStore));
+  const overStore = (summary: string, help: string, command: StoreCommand): TopCommand => ({
+    summary,
+    help,
+    run: openPlantStore && ((args, env, io) => command(args, env, io, openPlantStore)),
+  });
   return {
     serve: {
       summary: 'run the HTTP service (configured by the environment; see docs/operations.md)',
@@ -114,26 +117,22 @@ function commandsOf(
         openWebhookAdministration &&
         onSharedStorage('webhook subscriptions', openWebhookAdministration, WEBHOOK_COMMANDS),
     },
-    export: {
-      summary: 'write every plant as NDJSON, to stdout or a file (docs/operations.md)',
-      help: EXPORT_HELP,
-      run: overStore(exportCommand),
-    },
-    import: {
-      summary: 'read an export into the configured storage',
-      help: IMPORT_HELP,
-      run: overStore(importCommand),
-    },
-    backup: {
-      summary: 'copy the embedded store (lmdb) to a file while it serves',
-      help: BACKUP_HELP,
-      run: overStore(backupCommand),
-    },
-    check: {
-      summary: 'read the whole embedded store (lmdb) and say what is wrong in it',
-      help: CHECK_HELP,
-      run: overStore(checkCommand),
-    },
+    export: overStore(
+      'write every plant as NDJSON, to stdout or a file (docs/operations.md)',
+      EXPORT_HELP,
+      exportCommand,
+    ),
+    import: overStore('read an export into the configured storage', IMPORT_HELP, importCommand),
+    backup: overStore(
+      'copy the embedded store (lmdb) to a file while it serves',
+      BACKUP_HELP,
+      backupCommand,
+    ),
+    check: overStore(
+      'read the whole embedded store (lmdb) and say what is wrong in it',
+      CHECK_HELP,
+      checkCommand,
+    ),
     config: {
       summary: 'print the effective configuration and where each value came from',
       help: CONFIG_HELP,

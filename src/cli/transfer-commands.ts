@@ -88,25 +88,17 @@ const seconds = (since: number): string => `${((performance.now() - since) / 100
 
 /**
  * Stops the work between batches on the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (what cron,
- * systemd or Kubernetes send); a second one ends the process as usual. `exitCode` is 128 + the
- * signal's number, as a shell reports a signal's end.
+ * systemd or Kubernetes send), the signal's name its abort reason; a second one ends the process
+ * as usual. `exitCode` is 128 + the signal's number, as a shell reports a signal's end.
  */
-function interruptible(): { signal: AbortSignal; exitCode(): number; release(): void } {
+function interruptible() {
   const controller = new AbortController();
   const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
-  let received: NodeJS.Signals = 'SIGINT';
   const release = () => signals.forEach((name) => process.removeListener(name, onSignal));
-  function onSignal(name: NodeJS.Signals): void {
-    received = name;
-    controller.abort();
-    release();
-  }
+  const onSignal = (name: NodeJS.Signals) => (controller.abort(name), release());
   signals.forEach((name) => process.on(name, onSignal));
-  return {
-    signal: controller.signal,
-    exitCode: () => 128 + osConstants.signals[received],
-    release,
-  };
+  const { signal } = controller;
+  return { signal, release, exitCode: () => 128 + osConstants.signals[signal.reason as 'SIGINT'] };
 }
 
 /** Shows the count and rate so far (and the time left when known) at most once a second. */
@@ -308,13 +300,13 @@ Options:
 
 Exit codes: 0 done, 1 storage or file failed, 2 bad command line or FILE exists.`;
 
+const exists = (file: string) => new UsageError(`${file} exists; a backup writes a new file`);
+
 /** FILE, or DIR/plants.mdb for an existing directory; refused when it exists already. */
 async function backupFile(output: string): Promise<string> {
   const found = await stat(output).catch(() => undefined);
   const file = found?.isDirectory() ? join(output, DATA_FILE) : output;
-  if (found?.isDirectory() ? await stat(file).catch(() => undefined) : found) {
-    throw new UsageError(`${file} exists; a backup writes a new file`);
-  }
+  if (found?.isDirectory() ? await stat(file).catch(() => undefined) : found) throw exists(file);
   return resolve(file);
 }
 
@@ -334,16 +326,10 @@ async function writeCopy(
     await copy(staged, compact);
     await chmod(staged, 0o600);
     const handle = await openFile(staged, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await handle.sync().finally(() => handle.close());
     await link(staged, file).catch((error: NodeJS.ErrnoException) => {
       // Made meanwhile by someone else: kept, as one there before is (exit 2 too).
-      if (error.code === 'EEXIST')
-        throw new UsageError(`${file} exists; a backup writes a new file`);
-      throw error;
+      throw error.code === 'EEXIST' ? exists(file) : error;
     });
     return (await stat(file)).size;
   } finally {

@@ -68,18 +68,16 @@ export async function developmentToken(
     );
   }
   if (!wanted(config) || !first || storage.kind === 'memory') return;
-  const now = new Date();
-  if ((await tokens.list()).some((token) => isTokenActive(token, now))) return;
+  if ((await tokens.list()).some((token) => isTokenActive(token, new Date()))) return;
   const where =
     storage.kind === 'redis'
-      ? [assignment('REDIS_URL', storage.url)].concat(
-          storage.prefix === undefined
-            ? []
-            : assignment('PLANT_STORE_REDIS_PREFIX', storage.prefix),
-        )
+      ? [
+          assignment('REDIS_URL', storage.url),
+          storage.prefix && assignment('PLANT_STORE_REDIS_PREFIX', storage.prefix),
+        ]
       : [assignment('MONGODB_URL', storage.url)];
   say(
     `plant-store: no token can reach this service yet (no PLANT_STORE_TOKENS, no JWT issuer, no managed token in ${storage.kind}); issue one:`,
-    `  PLANT_STORE_STORAGE=${storage.kind} ${where.join(' ')} plant-store tokens create --tenant ${TENANT} --scope plants:read --scope plants:write`,
+    `  PLANT_STORE_STORAGE=${storage.kind} ${where.filter(Boolean).join(' ')} plant-store tokens create --tenant ${TENANT} --scope plants:read --scope plants:write`,
   );
 }

@@ -26,11 +26,9 @@ export const parseList = (text: string): string[] =>
     .map((part) => part.trim())
     .filter((part) => part !== '');
 
-/** "a, b or c": the choices of a variable, as its error message lists them. */
+/** "a, b or c": two choices or more, as an error message lists them. */
 export const oneOf = (choices: readonly string[]): string =>
-  choices.length < 2
-    ? choices.join('')
-    : `${choices.slice(0, -1).join(', ')} or ${choices[choices.length - 1]}`;
+  `${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}`;
 
 /** An on/off switch: `on`/`off` (also `true`/`false`, `1`/`0`), or `fallback` when unset or empty. */
 export function parseSwitch(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {

@@ -2,15 +2,13 @@ import { compileTrust, type TrustProxy } from '../adapters/http/trusted-proxy.js
 import { ConfigError } from '../adapters/config-error.js';
 import { parseList } from './parse.js';
 
-const OFF = ['', 'off', 'false', '0'];
-
 /**
  * PLANT_STORE_TRUST_PROXY: off (unset, empty, `off`, `false`, `0`), a hop count (1 to 10), or a
  * comma-separated list of proxy addresses and CIDR ranges (`10.0.0.0/8, 192.168.1.7, loopback`).
  */
 export function parseTrustProxy(text: string | undefined): TrustProxy | undefined {
   const value = (text ?? '').trim();
-  if (OFF.includes(value.toLowerCase())) return undefined;
+  if (['', 'off', 'false', '0'].includes(value.toLowerCase())) return undefined;
   if (/^[0-9]+$/.test(value)) {
     const hops = Number(value);
     if (hops > 10) {

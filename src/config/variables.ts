@@ -14,11 +14,6 @@ export interface Variable {
   readonly secret?: true;
 }
 
-const own = (name: string, fallback: string): Variable => ({
-  name: `PLANT_STORE_${name}`,
-  default: fallback,
-});
-
 export const VARIABLES: readonly Variable[] = [
   { name: 'PORT', default: '8080' },
   { name: 'HOST', default: '127.0.0.1' },
@@ -56,17 +51,19 @@ export const VARIABLES: readonly Variable[] = [
   { name: 'PLANT_STORE_JWT_CLOCK_TOLERANCE', default: '30', with: 'jwt' },
   // MAX_CONNECTIONS is lower when the open-file limit less 128 is lower.
   ...HTTP_VARIABLES.map(([field, name]) => ({ name, default: String(DEFAULT_HTTP_LIMITS[field]) })),
-  own('WEBHOOK_RETRY_SCHEDULE', '5s,5m,30m,2h,5h,10h,10h'),
-  own('WEBHOOK_DISABLE_AFTER', '5d'),
-  own('WEBHOOK_TIMEOUT', '10s'),
-  own('WEBHOOK_ALLOW_PRIVATE', 'false'),
-  own('WEBHOOK_POLL', '1s'),
-  own('WEBHOOK_LEASE', '1m'),
-  own('WEBHOOK_CONCURRENCY', '64'),
-  own('WEBHOOK_TENANT_CONCURRENCY', '8'),
-  own('WEBHOOK_TENANT_BACKLOG', '10000'),
-  own('WEBHOOK_CACHE', '1s'),
-  own('WEBHOOK_DELIVER', 'true'),
+  ...Object.entries({
+    RETRY_SCHEDULE: '5s,5m,30m,2h,5h,10h,10h',
+    DISABLE_AFTER: '5d',
+    TIMEOUT: '10s',
+    ALLOW_PRIVATE: 'false',
+    POLL: '1s',
+    LEASE: '1m',
+    CONCURRENCY: '64',
+    TENANT_CONCURRENCY: '8',
+    TENANT_BACKLOG: '10000',
+    CACHE: '1s',
+    DELIVER: 'true',
+  }).map(([name, fallback]) => ({ name: `PLANT_STORE_WEBHOOK_${name}`, default: fallback })),
 ];
 
 /** A URL's password replaced by `***`: what may be shown of a secret URL. */

@@ -40,13 +40,12 @@ export function loadWebhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
   const schedule = text('PLANT_STORE_WEBHOOK_RETRY_SCHEDULE');
   return {
     schedule: {
-      delaysMs:
-        schedule === ''
-          ? DEFAULT_RETRY_SCHEDULE.delaysMs
-          : schedule
-              .split(',')
-              .map((part) => parseDuration('PLANT_STORE_WEBHOOK_RETRY_SCHEDULE', part)),
-      jitter: DEFAULT_RETRY_SCHEDULE.jitter,
+      ...DEFAULT_RETRY_SCHEDULE,
+      ...(schedule !== '' && {
+        delaysMs: schedule
+          .split(',')
+          .map((part) => parseDuration('PLANT_STORE_WEBHOOK_RETRY_SCHEDULE', part)),
+      }),
       disableAfterMs: duration(
         'PLANT_STORE_WEBHOOK_DISABLE_AFTER',
         DEFAULT_RETRY_SCHEDULE.disableAfterMs,
