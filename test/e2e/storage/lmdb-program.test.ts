@@ -459,6 +459,34 @@ describe('The default storage (lmdb) under the real program', function () {
     }
   });
 
+  it('when `plant-store backup --output` names a file that exists (or a directory holding plants.mdb), then one line, exit 2, and the file is left as it was', async () => {
+    const made = await runProgram(
+      [...CLI, 'tokens', 'create', '--tenant', 't', '--scope', 'plants:read'],
+      {
+        PLANT_STORE_DATA_DIR: dataDir,
+      },
+    );
+    expect(made.code, made.stderr).to.equal(0);
+    const backups = join(directory, 'backups');
+    mkdirSync(backups);
+    writeFileSync(join(directory, 'taken.mdb'), 'an earlier backup');
+    writeFileSync(join(backups, 'plants.mdb'), 'an earlier backup');
+    for (const [output, file] of [
+      [join(directory, 'taken.mdb'), join(directory, 'taken.mdb')],
+      [backups, join(backups, 'plants.mdb')],
+    ] as const) {
+      const { code, stderr } = await runProgram([...CLI, 'backup', '--output', output], {
+        PLANT_STORE_DATA_DIR: dataDir,
+      });
+      expect(code, stderr).to.equal(2);
+      expect(stderr.split('\n')[0]).to.equal(
+        `plant-store: ${file} exists; a backup writes a new file`,
+      );
+      expect(readFileSync(file, 'utf8')).to.equal('an earlier backup');
+    }
+    expect(readdirSync(backups)).to.deep.equal(['plants.mdb']);
+  });
+
   it('when `plant-store backup` is asked of Redis or MongoDB, then one line names their own tools, exit 1', async () => {
     for (const [storage, tool] of [
       ['redis', /redis-cli --rdb/],
