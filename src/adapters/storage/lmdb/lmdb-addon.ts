@@ -59,7 +59,7 @@ const STOCK_ADDON_WARNING =
   "directory while another writes can make that writer's next commit overwrite its last one (an " +
   'acknowledged write lost). One process alone is safe; several are refused unless ' +
   `${STOCK_ADDON_SETTING}=allow. Rebuild it: \`npm rebuild plant-store\` (needs a C/C++ compiler, ` +
-  'make and Python 3).';
+  'make and Python 3; npm 12 runs it once approved: `npm install-scripts approve plant-store`).';
 
 const allowed = (): boolean => process.env[STOCK_ADDON_SETTING] === 'allow';
 const refusal = (what: string): string =>
