@@ -195,7 +195,8 @@ export function plantKey(prefix: Buffer, id: PlantId): Buffer {
 
 const TWO_32 = 2 ** 32;
 // Ids within ±2^53 are read as two 32-bit halves and one BigInt: a page reads 20 to 1000 of them,
-// and readBigUInt64BE with a BigInt subtraction costs twice as much (perf: bench/README.md, LMDB).
+// and readBigUInt64BE with a BigInt subtraction costs twice as much (perf: bench/README.md, "What
+// the hand-made fast paths save").
 const SAFE_HIGH = 2 ** 21;
 
 export function idOf(key: Buffer): PlantId {
