@@ -269,7 +269,10 @@ export function runPaced(job: PacedJob): Promise<LoadResult> {
           });
         },
       );
-      request.on('error', () => {
+      request.on('error', (error: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed while idle (between this server's slices): sent
+        // again, from the same due time, as node:http's docs advise (request.reusedSocket).
+        if (request.reusedSocket && error.code === 'ECONNRESET') return send(due);
         counts.errors++;
         done++;
         finish();
